@@ -1,0 +1,357 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchCache mirrors one resource type in memory. One etcd watch feeds it; it
+// serves RV=0 and not-older-than reads, and starts watches from its state or
+// its bounded event history.
+//
+// The cache's revision rev means: objs is etcd's state of the prefix at rev,
+// and every change up to rev is in the history (back to start). Progress
+// notifications move rev when other types are written.
+type watchCache struct {
+	s        *Store
+	progress chan struct{} // ask etcd for a progress notification now
+
+	mu        sync.RWMutex
+	ready     bool
+	rev       int64
+	start     int64 // a watch may start after any revision >= start
+	compacted int64
+	objs      map[string]*unstructured.Unstructured
+	keys      []string // sorted keys of objs
+	hist      *eventRing
+	changed   chan struct{} // closed and replaced whenever rev moves
+	watchers  map[uint64]*cacheWatcher
+	nextID    uint64
+}
+
+func newWatchCache(s *Store) *watchCache {
+	return &watchCache{
+		s:        s,
+		progress: make(chan struct{}, 1),
+		objs:     map[string]*unstructured.Unstructured{},
+		hist:     newEventRing(s.cfg.CacheHistory),
+		changed:  make(chan struct{}),
+		watchers: map[uint64]*cacheWatcher{},
+	}
+}
+
+// run lists and watches until ctx ends, re-listing after a broken watch.
+func (c *watchCache) run(ctx context.Context) {
+	defer c.closeWatchers()
+	for ctx.Err() == nil {
+		rev, err := c.relist(ctx)
+		if err == nil {
+			err = c.follow(ctx, rev)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		c.s.log.Warn("watch cache restarting", "resource", c.s.cfg.Resource.String(), "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// relist loads the prefix at the newest revision and resets the history.
+// Existing watchers are ended: they may have missed changes.
+func (c *watchCache) relist(ctx context.Context) (int64, error) {
+	resp, err := c.s.client.Get(ctx, c.s.prefix, clientv3.WithPrefix())
+	if err != nil {
+		return 0, err
+	}
+	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
+	keys := make([]string, 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		obj, err := c.s.decodeKV(kv)
+		if err != nil {
+			c.s.log.Error("watch cache: skipping undecodable object", "key", string(kv.Key), "err", err)
+			continue
+		}
+		objs[string(kv.Key)] = obj
+		keys = append(keys, string(kv.Key))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeWatchersLocked()
+	c.objs, c.keys = objs, keys
+	c.hist.reset()
+	c.rev = resp.Header.Revision
+	c.start = max(c.rev, c.compacted)
+	c.ready = true
+	c.broadcastLocked()
+	return c.rev, nil
+}
+
+// follow applies etcd's changes after rev until the watch breaks.
+func (c *watchCache) follow(ctx context.Context, rev int64) error {
+	w := clientv3.NewWatcher(c.s.client)
+	defer w.Close()
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	ch := w.Watch(wctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+	tick := time.NewTicker(c.s.cfg.ProgressInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			_ = w.RequestProgress(wctx)
+		case <-c.progress:
+			_ = w.RequestProgress(wctx)
+		case resp, ok := <-ch:
+			if !ok {
+				return errors.New("storage: etcd watch channel closed")
+			}
+			if err := resp.Err(); err != nil {
+				return err
+			}
+			if resp.IsProgressNotify() {
+				c.advance(resp.Header.Revision)
+				continue
+			}
+			c.apply(resp.Events)
+		}
+	}
+}
+
+// askProgress requests a progress notification without blocking.
+func (c *watchCache) askProgress() {
+	select {
+	case c.progress <- struct{}{}:
+	default:
+	}
+}
+
+// decoded pairs an etcd event with its decoded object.
+type decoded struct {
+	ev  *clientv3.Event
+	obj *unstructured.Unstructured
+}
+
+// apply decodes a batch of etcd events outside the lock, then updates the
+// state and history and hands each change to the watchers.
+func (c *watchCache) apply(events []*clientv3.Event) {
+	batch := make([]decoded, 0, len(events))
+	for _, ev := range events {
+		d := decoded{ev: ev}
+		if ev.Type == clientv3.EventTypePut {
+			obj, err := c.s.decodeKV(ev.Kv)
+			if err != nil {
+				c.s.log.Error("watch cache: skipping undecodable object", "key", string(ev.Kv.Key), "err", err)
+				continue
+			}
+			d.obj = obj
+		}
+		batch = append(batch, d)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range batch {
+		if ce := c.applyLocked(d); ce != nil {
+			c.recordLocked(ce)
+		}
+	}
+	if n := len(events); n > 0 && events[n-1].Kv.ModRevision > c.rev {
+		c.rev = events[n-1].Kv.ModRevision
+		c.broadcastLocked()
+	}
+}
+
+// applyLocked updates objs and keys for one event and returns the change.
+func (c *watchCache) applyLocked(d decoded) *cacheEvent {
+	key, rev := string(d.ev.Kv.Key), d.ev.Kv.ModRevision
+	prev := c.objs[key]
+	if d.ev.Type == clientv3.EventTypeDelete {
+		if prev == nil {
+			return nil
+		}
+		delete(c.objs, key)
+		if i, found := slices.BinarySearch(c.keys, key); found {
+			c.keys = slices.Delete(c.keys, i, i+1)
+		}
+		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
+	}
+	c.objs[key] = d.obj
+	if prev == nil {
+		i, _ := slices.BinarySearch(c.keys, key)
+		c.keys = slices.Insert(c.keys, i, key)
+		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev}
+	}
+	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev}
+}
+
+// recordLocked appends to the history and dispatches to the watchers. A
+// watcher whose buffer is full is ended rather than allowed to stall the
+// cache; its client re-watches from the last revision it saw.
+func (c *watchCache) recordLocked(ce *cacheEvent) {
+	if old := c.hist.push(ce); old != nil {
+		c.start = max(c.start, old.rev)
+	}
+	for id, w := range c.watchers {
+		if !strings.HasPrefix(ce.key, w.prefix) {
+			continue
+		}
+		select {
+		case w.in <- ce:
+		default:
+			c.s.log.Warn("watch cache: ending a watcher that fell behind", "resource", c.s.cfg.Resource.String())
+			c.removeLocked(id)
+		}
+	}
+}
+
+// advance moves rev on a progress notification and tells bookmark-enabled
+// watchers that they have seen everything up to it.
+func (c *watchCache) advance(rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rev <= c.rev {
+		return
+	}
+	c.rev = rev
+	mark := &cacheEvent{typ: watch.Bookmark, rev: rev}
+	for _, w := range c.watchers {
+		if w.bookmarks {
+			select {
+			case w.in <- mark:
+			default: // a full buffer already carries a newer revision soon
+			}
+		}
+	}
+	c.broadcastLocked()
+}
+
+func (c *watchCache) broadcastLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// noteCompacted records a compaction learned through compact_rev_key: watch
+// starts before it are 410 Expired, as they would be from etcd.
+func (c *watchCache) noteCompacted(rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rev > c.compacted {
+		c.compacted = rev
+		c.start = max(c.start, rev)
+	}
+}
+
+// waitRevision waits until the cache is ready and has reached rev, asking
+// etcd for progress meanwhile. After timeout (0: none) it fails with
+// ErrTooLargeRV, or 429 when the cache never became ready.
+func (c *watchCache) waitRevision(ctx context.Context, rev int64, timeout time.Duration) error {
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	nudge := time.NewTicker(50 * time.Millisecond)
+	defer nudge.Stop()
+	for {
+		c.mu.RLock()
+		ready, cur, changed := c.ready, c.rev, c.changed
+		c.mu.RUnlock()
+		if ready && cur >= rev {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-nudge.C:
+			c.askProgress()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			if !ready {
+				return newError(ErrWatchCacheNotReady, apierrors.NewTooManyRequests("storage is (re)initializing", 1), nil)
+			}
+			return tooLargeResourceVersion(rev, cur)
+		}
+	}
+}
+
+// get returns the cached object at key, or nil. The object is shared.
+func (c *watchCache) get(key string) *unstructured.Unstructured {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.objs[key]
+}
+
+// list pages through the cached objects under prefix. Items share their
+// content with the cache. A continue token it hands out names the cache's
+// revision, so the next pages read etcd at the same snapshot.
+func (c *watchCache) list(prefix string, p listPlan) page {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.listLocked(prefix, p)
+}
+
+func (c *watchCache) listLocked(prefix string, p listPlan) page {
+	pg := page{rev: c.rev}
+	end := sort.SearchStrings(c.keys, clientv3.GetPrefixRangeEnd(prefix))
+	for i := sort.SearchStrings(c.keys, prefix); i < end; i++ {
+		obj := c.objs[c.keys[i]]
+		if !p.pred.matches(obj) {
+			continue
+		}
+		pg.items = append(pg.items, unstructured.Unstructured{Object: obj.Object})
+		if p.limit > 0 && int64(len(pg.items)) == p.limit {
+			if i+1 < end {
+				pg.next = c.keys[i][len(prefix):] + "\x00"
+				if p.pred.empty() {
+					n := int64(end - i - 1)
+					pg.remaining = &n
+				}
+			}
+			break
+		}
+	}
+	return pg
+}
+
+// removeLocked unregisters a watcher and closes its input; its goroutine
+// delivers what is buffered and ends.
+func (c *watchCache) removeLocked(id uint64) {
+	if w, ok := c.watchers[id]; ok {
+		delete(c.watchers, id)
+		close(w.in)
+	}
+}
+
+func (c *watchCache) remove(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(id)
+}
+
+func (c *watchCache) closeWatchersLocked() {
+	for id := range c.watchers {
+		c.removeLocked(id)
+	}
+}
+
+func (c *watchCache) closeWatchers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeWatchersLocked()
+	c.ready = false
+}

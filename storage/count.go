@@ -1,0 +1,20 @@
+package storage
+
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Count implements Interface.
+func (s *Store) Count(ctx context.Context, namespace string) (int64, error) {
+	prefix, err := s.listPrefix(namespace)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := s.client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return 0, internal(err, "storage: counting %s", prefix)
+	}
+	return resp.Count, nil
+}

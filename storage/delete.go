@@ -1,0 +1,39 @@
+package storage
+
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Delete implements Interface. The delete is a compare-and-swap on the
+// modification revision that was checked against the preconditions, retried
+// when the object changed in between.
+func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Preconditions) (*unstructured.Unstructured, error) {
+	key, err := s.objectKey(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	cur, modRev, err := s.getLatest(ctx, key, name)
+	for {
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkPreconditions(cur, pre); err != nil {
+			return nil, err
+		}
+		resp, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+			Then(clientv3.OpDelete(key)).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err != nil {
+			return nil, internal(err, "storage: deleting %s", key)
+		}
+		if resp.Succeeded {
+			return cur, nil
+		}
+		cur, modRev, err = s.fromTxnGet(resp, key, name)
+	}
+}

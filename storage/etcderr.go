@@ -1,0 +1,22 @@
+package storage
+
+import (
+	"errors"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+)
+
+// isCompacted reports etcd's "required revision has been compacted".
+func isCompacted(err error) bool {
+	return errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrGRPCCompacted)
+}
+
+// isFutureRev reports etcd's "required revision is a future revision".
+func isFutureRev(err error) bool {
+	return errors.Is(err, rpctypes.ErrFutureRev) || errors.Is(err, rpctypes.ErrGRPCFutureRev)
+}
+
+// isRequestTooLarge reports etcd's "request is too large".
+func isRequestTooLarge(err error) bool {
+	return errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrGRPCRequestTooLarge)
+}

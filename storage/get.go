@@ -1,0 +1,46 @@
+package storage
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Get implements Interface.
+func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions) (*unstructured.Unstructured, error) {
+	key, err := s.objectKey(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ResourceVersion == "" {
+		obj, _, err := s.getLatest(ctx, key, name)
+		return obj, err
+	}
+	rv, err := parseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cache.waitRevision(ctx, rv, s.cfg.TooLargeRVWait); err != nil {
+		return nil, err
+	}
+	obj := s.cache.get(key)
+	if obj == nil {
+		return nil, notFound(s.cfg.Resource, name)
+	}
+	return obj.DeepCopy(), nil
+}
+
+// getLatest is a quorum read of one key; it also returns the modification
+// revision for a later compare-and-swap.
+func (s *Store) getLatest(ctx context.Context, key, name string) (*unstructured.Unstructured, int64, error) {
+	resp, err := s.client.Get(ctx, key)
+	if err != nil {
+		return nil, 0, internal(err, "storage: reading %s", key)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, 0, notFound(s.cfg.Resource, name)
+	}
+	kv := resp.Kvs[0]
+	obj, err := s.decodeKV(kv)
+	return obj, kv.ModRevision, err
+}

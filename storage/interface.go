@@ -1,0 +1,100 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Interface is the contract of a store of one resource type. namespace is ""
+// for cluster-scoped resources, and for List, Watch and Count it may be "" to
+// mean all namespaces.
+type Interface interface {
+	// Create stores a new object under its metadata.namespace and
+	// metadata.name. metadata.resourceVersion is ignored and returned set to
+	// the revision of the write. ErrAlreadyExists if the key exists.
+	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+
+	// Get returns one object. ResourceVersion "" is a quorum read; "0" may
+	// be served by the watch cache at any revision; "N" by data not older
+	// than N (waiting up to TooLargeRVWait, then ErrTooLargeRV).
+	Get(ctx context.Context, namespace, name string, opts GetOptions) (*unstructured.Unstructured, error)
+
+	// List returns the objects under namespace (or all) that match the
+	// selectors, following the resourceVersion table: see ListOptions.
+	List(ctx context.Context, namespace string, opts ListOptions) (*unstructured.UnstructuredList, error)
+
+	// Watch streams changes: see WatchOptions for where it starts. A start
+	// before the watch cache's history (for example after compaction) is a
+	// single ERROR event carrying 410 Expired, then the end of the stream.
+	Watch(ctx context.Context, namespace string, opts ListOptions) (watch.Interface, error)
+
+	// GuaranteedUpdate reads the object (quorum), checks preconditions,
+	// calls tryUpdate with a private copy, and writes the result if the
+	// object's modification revision is unchanged; on a lost race it reads
+	// again and retries. A result equal to the current object is not written.
+	GuaranteedUpdate(ctx context.Context, namespace, name string, pre *Preconditions, tryUpdate UpdateFunc) (*unstructured.Unstructured, error)
+
+	// Delete removes an object if the preconditions hold and returns its
+	// last state. ErrNotFound if absent, ErrConflict if a precondition fails.
+	Delete(ctx context.Context, namespace, name string, pre *Preconditions) (*unstructured.Unstructured, error)
+
+	// Count returns the number of objects under namespace (or all), read
+	// from etcd without transferring values.
+	Count(ctx context.Context, namespace string) (int64, error)
+}
+
+// UpdateFunc computes the new state of an object from its current state. It
+// may change and return current (a private copy). Returning an error aborts
+// the update with that error.
+type UpdateFunc func(current *unstructured.Unstructured) (*unstructured.Unstructured, error)
+
+// Preconditions must hold for an update or delete to proceed; empty fields
+// are not checked. A failed precondition is ErrConflict.
+type Preconditions struct {
+	UID             types.UID
+	ResourceVersion string
+}
+
+// GetOptions configures Get.
+type GetOptions struct {
+	// ResourceVersion: "" most recent (quorum), "0" any, "N" not older than N.
+	ResourceVersion string
+}
+
+// ListOptions configures List and Watch. It carries the same fields as
+// metav1.ListOptions, parsed.
+type ListOptions struct {
+	// ResourceVersion and ResourceVersionMatch select the revision read, as
+	// in the design's resourceVersion table.
+	ResourceVersion      string
+	ResourceVersionMatch metav1.ResourceVersionMatch
+	// Limit > 0 pages the list; Continue resumes a paginated list.
+	Limit    int64
+	Continue string
+	// Label selects by labels; nil or empty selects everything.
+	Label labels.Selector
+	// Field supports metadata.name and metadata.namespace only; other
+	// fields are ErrBadRequest.
+	Field fields.Selector
+
+	// AllowWatchBookmarks asks a watch for BOOKMARK events.
+	AllowWatchBookmarks bool
+	// SendInitialEvents asks a watch for the initial state as ADDED events
+	// followed by a bookmark annotated k8s.io/initial-events-end; it needs
+	// ResourceVersionMatch=NotOlderThan and AllowWatchBookmarks.
+	SendInitialEvents *bool
+	// Timeout ends a watch after this long (0: when ctx ends). A bookmark is
+	// sent shortly before the end when bookmarks are allowed.
+	Timeout time.Duration
+}
+
+// InitialEventsAnnotation marks the bookmark that ends a watch's initial
+// events.
+const InitialEventsAnnotation = metav1.InitialEventsAnnotationKey

@@ -1,0 +1,63 @@
+package storage
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// resourcePrefix is "{prefix}/{group}/{resource}/", or "{prefix}/{resource}/"
+// for the core group, as kube-apiserver lays out etcd.
+func resourcePrefix(prefix string, gr schema.GroupResource) string {
+	prefix = strings.TrimSuffix(prefix, "/")
+	if gr.Group == "" {
+		return prefix + "/" + gr.Resource + "/"
+	}
+	return prefix + "/" + gr.Group + "/" + gr.Resource + "/"
+}
+
+// listPrefix is the key prefix of a list or watch over namespace ("" = all).
+func (s *Store) listPrefix(namespace string) (string, error) {
+	if namespace == "" {
+		return s.prefix, nil
+	}
+	if err := s.checkNamespace(namespace); err != nil {
+		return "", err
+	}
+	return s.prefix + namespace + "/", nil
+}
+
+// objectKey is the etcd key of one object, after checking the namespace and
+// name against the DNS-1123 rules.
+func (s *Store) objectKey(namespace, name string) (string, error) {
+	if err := s.checkNamespace(namespace); err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", badRequest("%s: a name is required", s.cfg.Resource)
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return "", badRequest("%s name %q: %s", s.cfg.Resource, name, strings.Join(msgs, "; "))
+	}
+	if namespace == "" {
+		return s.prefix + name, nil
+	}
+	return s.prefix + namespace + "/" + name, nil
+}
+
+func (s *Store) checkNamespace(namespace string) error {
+	if !s.cfg.Namespaced {
+		if namespace != "" {
+			return badRequest("%s is cluster-scoped: namespace %q must be empty", s.cfg.Resource, namespace)
+		}
+		return nil
+	}
+	if namespace == "" {
+		return badRequest("%s is namespaced: a namespace is required", s.cfg.Resource)
+	}
+	if msgs := validation.IsDNS1123Label(namespace); len(msgs) > 0 {
+		return badRequest("%s namespace %q: %s", s.cfg.Resource, namespace, strings.Join(msgs, "; "))
+	}
+	return nil
+}

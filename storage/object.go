@@ -1,0 +1,67 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// encode returns the stored form of obj: its JSON without
+// metadata.resourceVersion (the revision is etcd's, not the document's).
+// obj is not changed.
+func encode(obj *unstructured.Unstructured) ([]byte, error) {
+	content := make(map[string]any, len(obj.Object))
+	for k, v := range obj.Object {
+		content[k] = v
+	}
+	if meta, ok := obj.Object["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(meta))
+		for k, v := range meta {
+			if k != "resourceVersion" {
+				m[k] = v
+			}
+		}
+		content["metadata"] = m
+	}
+	data, err := json.Marshal(content)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	return data, nil
+}
+
+// decode parses a stored object and sets metadata.resourceVersion to rev.
+// Integers decode as int64, as apimachinery's unstructured code expects.
+func decode(key string, value []byte, rev int64) (*unstructured.Unstructured, error) {
+	var content map[string]any
+	if err := utiljson.Unmarshal(value, &content); err != nil {
+		return nil, fmt.Errorf("decoding %s at revision %d: %w", key, rev, err)
+	}
+	if content == nil {
+		return nil, fmt.Errorf("decoding %s at revision %d: not a JSON object", key, rev)
+	}
+	obj := &unstructured.Unstructured{Object: content}
+	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return obj, nil
+}
+
+// decodeKV decodes an etcd key-value at its modification revision.
+func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error) {
+	obj, err := decode(string(kv.Key), kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, internal(err, "storage")
+	}
+	return obj, nil
+}
+
+// withResourceVersion returns a copy of obj whose resourceVersion is rev
+// (used for the DELETED event, which carries the deletion revision).
+func withResourceVersion(obj *unstructured.Unstructured, rev int64) *unstructured.Unstructured {
+	c := obj.DeepCopy()
+	c.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return c
+}

@@ -1,0 +1,191 @@
+package storage
+
+import (
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// readMode is where and at which revision a read is served.
+type readMode int
+
+const (
+	readLatest   readMode = iota // quorum read from etcd at the newest revision
+	readAny                      // watch cache, any revision
+	readNotOlder                 // watch cache, once it has reached rv
+	readExact                    // etcd at exactly rv
+	readContinue                 // etcd at the continue token's revision
+)
+
+// listPlan is a validated ListOptions.
+type listPlan struct {
+	mode  readMode
+	rv    int64
+	limit int64
+	token continueToken
+	pred  predicate
+}
+
+var matchPath = field.NewPath("resourceVersionMatch")
+
+// parseResourceVersion parses a non-empty resourceVersion; anything but a
+// non-negative integer is ErrBadRequest.
+func parseResourceVersion(rv string) (int64, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, badRequest("invalid resourceVersion %q: must be a non-negative integer", rv)
+	}
+	return n, nil
+}
+
+// validateMatch returns the 422 errors kube-apiserver gives for
+// resourceVersionMatch on lists.
+func validateListMatch(o ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	switch o.ResourceVersionMatch {
+	case "", metav1.ResourceVersionMatchNotOlderThan, metav1.ResourceVersionMatchExact:
+	default:
+		return append(errs, field.NotSupported(matchPath, o.ResourceVersionMatch,
+			[]string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+	}
+	if o.SendInitialEvents != nil {
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
+	if o.ResourceVersionMatch == "" {
+		return errs
+	}
+	if o.ResourceVersion == "" {
+		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+	}
+	if o.Continue != "" {
+		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden when continue is provided"))
+	}
+	if o.ResourceVersionMatch == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
+		errs = append(errs, field.Forbidden(matchPath, `resourceVersionMatch "Exact" is forbidden for resourceVersion "0"`))
+	}
+	return errs
+}
+
+// planList applies the list rows of the resourceVersion table.
+func (s *Store) planList(o ListOptions) (listPlan, error) {
+	if errs := validateListMatch(o); len(errs) > 0 {
+		return listPlan{}, invalidListOptions(errs)
+	}
+	pred, err := newPredicate(o.Label, o.Field)
+	if err != nil {
+		return listPlan{}, err
+	}
+	p := listPlan{pred: pred, limit: max(o.Limit, 0)}
+	if o.Continue != "" {
+		return s.planContinue(o, p)
+	}
+	if o.ResourceVersion == "" {
+		p.mode = readLatest
+		return p, nil
+	}
+	if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
+		return listPlan{}, err
+	}
+	switch {
+	case p.rv == 0:
+		p.mode = readAny
+	case o.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
+		p.mode = readExact
+	case o.ResourceVersionMatch == "" && p.limit > 0:
+		p.mode = readExact // the legacy rule: RV with limit is exact
+	default:
+		p.mode = readNotOlder
+	}
+	return p, nil
+}
+
+func (s *Store) planContinue(o ListOptions, p listPlan) (listPlan, error) {
+	if o.ResourceVersion != "" && o.ResourceVersion != "0" {
+		return listPlan{}, badRequest("specifying resourceVersion %q is not allowed when using continue", o.ResourceVersion)
+	}
+	tok, err := decodeContinue(o.Continue)
+	if err != nil {
+		return listPlan{}, err
+	}
+	p.mode, p.token, p.rv = readContinue, tok, tok.RV
+	return p, nil
+}
+
+// watchStart is where a watch begins.
+type watchStart int
+
+const (
+	startNow     watchStart = iota // changes after the cache's current revision
+	startAfter                     // changes after rv (replayed from history)
+	startInitial                   // initial state as ADDED, then changes
+)
+
+// watchPlan is a validated watch request.
+type watchPlan struct {
+	start       watchStart
+	mode        readMode // for startInitial: readLatest, readAny or readNotOlder
+	rv          int64
+	endBookmark bool // send the initial-events-end bookmark
+	pred        predicate
+}
+
+// planWatch applies the watch rows of the resourceVersion table.
+func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
+	if errs := validateWatchOptions(o); len(errs) > 0 {
+		return watchPlan{}, invalidListOptions(errs)
+	}
+	if o.Continue != "" {
+		return watchPlan{}, badRequest("continue is not supported for watch")
+	}
+	pred, err := newPredicate(o.Label, o.Field)
+	if err != nil {
+		return watchPlan{}, err
+	}
+	p := watchPlan{pred: pred}
+	if o.ResourceVersion != "" {
+		if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
+			return watchPlan{}, err
+		}
+	}
+	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
+	legacy := o.SendInitialEvents == nil && p.rv == 0
+	switch {
+	case initial || legacy:
+		p.start, p.endBookmark = startInitial, initial
+		p.mode = readNotOlder
+		if o.ResourceVersion == "" {
+			p.mode = readLatest
+		} else if p.rv == 0 {
+			p.mode = readAny
+		}
+	case p.rv == 0:
+		p.start = startNow
+	default:
+		p.start = startAfter
+	}
+	return p, nil
+}
+
+func validateWatchOptions(o ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	switch o.ResourceVersionMatch {
+	case "", metav1.ResourceVersionMatchNotOlderThan:
+	case metav1.ResourceVersionMatchExact:
+		return append(errs, field.Forbidden(matchPath, `resourceVersionMatch "Exact" is forbidden for watch`))
+	default:
+		return append(errs, field.NotSupported(matchPath, o.ResourceVersionMatch,
+			[]string{string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+	}
+	sie := field.NewPath("sendInitialEvents")
+	if o.SendInitialEvents != nil && o.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.Forbidden(sie, `sendInitialEvents requires resourceVersionMatch "NotOlderThan"`))
+	}
+	if o.SendInitialEvents == nil && o.ResourceVersionMatch != "" {
+		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+	}
+	if o.SendInitialEvents != nil && *o.SendInitialEvents && !o.AllowWatchBookmarks {
+		errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
+	}
+	return errs
+}

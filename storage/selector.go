@@ -1,0 +1,66 @@
+package storage
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// Field selector keys the store understands.
+const (
+	fieldName      = "metadata.name"
+	fieldNamespace = "metadata.namespace"
+)
+
+// predicate filters objects by label and field selectors. The zero value
+// matches everything.
+type predicate struct {
+	label labels.Selector
+	field fields.Selector
+}
+
+// newPredicate validates the selectors: only metadata.name and
+// metadata.namespace may appear in the field selector, with =, == or !=.
+func newPredicate(l labels.Selector, f fields.Selector) (predicate, error) {
+	p := predicate{}
+	if l != nil && !l.Empty() {
+		p.label = l
+	}
+	if f == nil || f.Empty() {
+		return p, nil
+	}
+	for _, r := range f.Requirements() {
+		if r.Field != fieldName && r.Field != fieldNamespace {
+			return predicate{}, badRequest("field selector %q: field %q is not supported (only %s and %s)",
+				f.String(), r.Field, fieldName, fieldNamespace)
+		}
+		switch r.Operator {
+		case selection.Equals, selection.DoubleEquals, selection.NotEquals:
+		default:
+			return predicate{}, badRequest("field selector %q: operator %q is not supported", f.String(), r.Operator)
+		}
+	}
+	p.field = f
+	return p, nil
+}
+
+// empty reports whether the predicate matches everything.
+func (p predicate) empty() bool { return p.label == nil && p.field == nil }
+
+// matches reports whether obj passes both selectors.
+func (p predicate) matches(obj *unstructured.Unstructured) bool {
+	if obj == nil {
+		return false
+	}
+	if p.label != nil && !p.label.Matches(labels.Set(obj.GetLabels())) {
+		return false
+	}
+	if p.field != nil {
+		set := fields.Set{fieldName: obj.GetName(), fieldNamespace: obj.GetNamespace()}
+		if !p.field.Matches(set) {
+			return false
+		}
+	}
+	return true
+}

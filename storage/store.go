@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Defaults for Config.
+const (
+	DefaultPrefix           = "/registry"
+	DefaultMaxObjectBytes   = 1536 * 1024 // etcd's default request limit
+	DefaultTooLargeRVWait   = 3 * time.Second
+	DefaultBookmarkInterval = time.Minute
+	DefaultProgressInterval = time.Second
+	DefaultCacheHistory     = 10000
+	DefaultWatchBuffer      = 1024
+)
+
+// Config describes one resource type's store.
+type Config struct {
+	// Client reaches etcd. The store does not close it.
+	Client *clientv3.Client
+	// Resource names the type (group "" is the core group).
+	Resource schema.GroupResource
+	// Kind is the apiVersion/kind that bookmarks and lists carry.
+	Kind schema.GroupVersionKind
+	// Namespaced says whether objects live in namespaces.
+	Namespaced bool
+	// Prefix is the key prefix; default DefaultPrefix.
+	Prefix string
+	// MaxObjectBytes refuses larger objects (key + value) with
+	// ErrRequestTooLarge; default DefaultMaxObjectBytes.
+	MaxObjectBytes int
+	// TooLargeRVWait is how long a read at a revision the store has not
+	// reached waits before ErrTooLargeRV; default DefaultTooLargeRVWait.
+	TooLargeRVWait time.Duration
+	// BookmarkInterval is the period of watch bookmarks; default 1m.
+	BookmarkInterval time.Duration
+	// ProgressInterval is how often the watch cache asks etcd for progress
+	// so its revision moves with writes to other types; default 1s.
+	ProgressInterval time.Duration
+	// CacheHistory is how many events the watch cache keeps for watch
+	// starts; default DefaultCacheHistory.
+	CacheHistory int
+	// WatchBuffer is each watcher's event buffer; a watcher that falls this
+	// far behind is ended (the client re-watches). Default 1024.
+	WatchBuffer int
+	// Logger receives the store's logs; default discards them.
+	Logger *slog.Logger
+}
+
+// Store implements Interface on etcd with a watch cache.
+type Store struct {
+	cfg    Config
+	client *clientv3.Client
+	prefix string // resource prefix, ending in "/"
+	cache  *watchCache
+	log    *slog.Logger
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ Interface = (*Store)(nil)
+
+// New starts a store: its watch cache lists the resource and watches it until
+// Close. Reads that need the cache wait for it to be ready.
+func New(cfg Config) (*Store, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("storage: config: an etcd client is required")
+	}
+	if cfg.Resource.Resource == "" {
+		return nil, errors.New("storage: config: a resource name is required")
+	}
+	cfg = withDefaults(cfg)
+	s := &Store{cfg: cfg, client: cfg.Client, log: cfg.Logger}
+	s.prefix = resourcePrefix(cfg.Prefix, cfg.Resource)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.cache = newWatchCache(s)
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); s.cache.run(ctx) }()
+	go func() { defer s.wg.Done(); s.cache.followCompaction(ctx) }()
+	return s, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Prefix == "" {
+		cfg.Prefix = DefaultPrefix
+	}
+	if cfg.MaxObjectBytes <= 0 {
+		cfg.MaxObjectBytes = DefaultMaxObjectBytes
+	}
+	if cfg.TooLargeRVWait <= 0 {
+		cfg.TooLargeRVWait = DefaultTooLargeRVWait
+	}
+	if cfg.BookmarkInterval <= 0 {
+		cfg.BookmarkInterval = DefaultBookmarkInterval
+	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
+	}
+	if cfg.CacheHistory <= 0 {
+		cfg.CacheHistory = DefaultCacheHistory
+	}
+	if cfg.WatchBuffer <= 0 {
+		cfg.WatchBuffer = DefaultWatchBuffer
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return cfg
+}
+
+// Close stops the watch cache and ends every watch. It does not close the
+// etcd client.
+func (s *Store) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// WaitReady blocks until the watch cache has its initial list, or ctx ends.
+func (s *Store) WaitReady(ctx context.Context) error {
+	if err := s.cache.waitRevision(ctx, 0, 0); err != nil {
+		return fmt.Errorf("storage: watch cache for %s: %w", s.cfg.Resource, err)
+	}
+	return nil
+}
+
+// currentRevision returns etcd's newest revision by a quorum read.
+func (s *Store) currentRevision(ctx context.Context) (int64, error) {
+	resp, err := s.client.Get(ctx, compactRevKey, clientv3.WithCountOnly())
+	if err != nil {
+		return 0, internal(err, "storage: reading the current revision")
+	}
+	return resp.Header.Revision, nil
+}

@@ -1,0 +1,106 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// GuaranteedUpdate implements Interface.
+func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pre *Preconditions, tryUpdate UpdateFunc) (*unstructured.Unstructured, error) {
+	key, err := s.objectKey(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	cur, modRev, err := s.getLatest(ctx, key, name)
+	for {
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkPreconditions(cur, pre); err != nil {
+			return nil, err
+		}
+		next, data, err := s.computeUpdate(key, cur, tryUpdate)
+		if err != nil {
+			return nil, err
+		}
+		if data == nil { // unchanged: nothing to write
+			return cur, nil
+		}
+		resp, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+			Then(clientv3.OpPut(key, string(data))).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err != nil {
+			return nil, s.writeError(err, key)
+		}
+		if resp.Succeeded {
+			next.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+			return next, nil
+		}
+		cur, modRev, err = s.fromTxnGet(resp, key, name) // lost a race: retry on the fresh state
+	}
+}
+
+// computeUpdate runs tryUpdate on a copy of cur and returns the new object
+// and its encoding, or nil data when nothing changed.
+func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, tryUpdate UpdateFunc) (*unstructured.Unstructured, []byte, error) {
+	next, err := tryUpdate(cur.DeepCopy())
+	if err != nil {
+		return nil, nil, err
+	}
+	if next == nil || next.Object == nil {
+		return nil, nil, badRequest("%s %s: the update produced no object", s.cfg.Resource, key)
+	}
+	if next.GetName() != cur.GetName() || next.GetNamespace() != cur.GetNamespace() {
+		return nil, nil, invalidObject(s.cfg.Kind.GroupKind(), cur.GetName(), field.ErrorList{field.Invalid(
+			field.NewPath("metadata"), next.GetNamespace()+"/"+next.GetName(),
+			fmt.Sprintf("an update may not change the namespace or name of %s", key))})
+	}
+	data, err := s.encodeChecked(key, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err := encode(cur)
+	if err == nil && bytes.Equal(old, data) {
+		return cur, nil, nil
+	}
+	return next, data, nil
+}
+
+// fromTxnGet decodes the Else branch of a failed compare-and-swap.
+func (s *Store) fromTxnGet(resp *clientv3.TxnResponse, key, name string) (*unstructured.Unstructured, int64, error) {
+	if len(resp.Responses) == 0 {
+		return nil, 0, internal(fmt.Errorf("no read in the failed transaction"), "storage: updating %s", key)
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return nil, 0, notFound(s.cfg.Resource, name)
+	}
+	obj, err := s.decodeKV(kvs[0])
+	return obj, kvs[0].ModRevision, err
+}
+
+// checkPreconditions compares uid and resourceVersion; a mismatch is
+// ErrConflict naming both values.
+func (s *Store) checkPreconditions(cur *unstructured.Unstructured, pre *Preconditions) error {
+	if pre == nil {
+		return nil
+	}
+	if pre.UID != "" && pre.UID != cur.GetUID() {
+		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
+			"precondition failed: uid in precondition: %s, uid in object meta: %s", pre.UID, cur.GetUID()))
+	}
+	if pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion() {
+		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
+			"the object has been modified; please apply your changes to the latest version and try again (resourceVersion in precondition: %s, in object meta: %s)",
+			pre.ResourceVersion, cur.GetResourceVersion()))
+	}
+	return nil
+}
