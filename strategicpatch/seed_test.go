@@ -11,7 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	k8ssp "k8s.io/apimachinery/pkg/util/strategicpatch"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/stratadev/strata/schema"
@@ -123,7 +122,7 @@ func checkResult(t *testing.T, via string, c applyCase, got any, err error) {
 func checkKubernetesMode(t *testing.T, c applyCase, goType any, st schema.Type) {
 	t.Helper()
 	orig, patch := toJSON(t, c.Original), toJSON(t, c.Patch)
-	want, wantErr := k8ssp.StrategicMergePatch(orig, patch, goType)
+	want, wantErr := referenceApply(orig, patch, goType)
 	if c.Kubernetes != "" {
 		if c.Error == "" && wantErr == nil && reflect.DeepEqual(decodeJSON(t, want), decodeYAML(t, c.Expected)) {
 			t.Errorf("listed as differing from apimachinery (%s), but apimachinery gives the same result", c.Kubernetes)
