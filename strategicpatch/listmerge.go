@@ -122,7 +122,7 @@ func (lm *listMerge[N, R, W]) readSpecial(item, directive N, j int) error {
 
 func (lm *listMerge[N, R, W]) readDeletes() error {
 	e := lm.e
-	if !lm.plan.Set && !e.compat {
+	if !lm.plan.Set {
 		return e.path.errorf(ErrInvalidDirective, "$deleteFromPrimitiveList names a list of maps; delete its elements with $patch: delete")
 	}
 	var err error
