@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // isCompacted reports etcd's "required revision has been compacted".
@@ -16,7 +18,12 @@ func isFutureRev(err error) bool {
 	return errors.Is(err, rpctypes.ErrFutureRev) || errors.Is(err, rpctypes.ErrGRPCFutureRev)
 }
 
-// isRequestTooLarge reports etcd's "request is too large".
+// isRequestTooLarge reports etcd's "request is too large", or gRPC's
+// client-side refusal to send a message over its size limit.
 func isRequestTooLarge(err error) bool {
-	return errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrGRPCRequestTooLarge)
+	if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrGRPCRequestTooLarge) {
+		return true
+	}
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.ResourceExhausted
 }
