@@ -150,11 +150,13 @@ func checkYAMLSyntax(data []byte) error {
 // render writes a JSON result in the output format.
 func render(result []byte, out Format) ([]byte, error) {
 	if out == YAML {
-		y, err := sigsyaml.JSONToYAML(result)
-		if err != nil {
+		// JSON is YAML: parsed as nodes it keeps its key order.
+		var n yaml.Node
+		if err := yaml.Unmarshal(result, &n); err != nil {
 			return nil, fmt.Errorf("writing YAML: %w", err)
 		}
-		return y, nil
+		blockStyle(&n, true)
+		return encodeYAML(&n)
 	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, result, "", "  "); err != nil {

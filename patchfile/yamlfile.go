@@ -56,9 +56,9 @@ func applyYAMLDocument(doc *yaml.Node, patch []byte, opts Options, out Format) (
 	if err := yaml.Unmarshal(patch, &p); err != nil {
 		return nil, fmt.Errorf("patch: invalid YAML: %w", err)
 	}
-	if DetectFormat(patch) == JSON {
-		blockStyle(&p) // a JSON patch's additions read as ordinary YAML
-	}
+	// What the patch adds reads as ordinary block YAML, whether the patch was
+	// written as JSON or as a one-line flow mapping.
+	blockStyle(&p, DetectFormat(patch) == JSON)
 	res, err := strategicpatch.ApplyYAML(doc, &p, schemaOfYAML(doc, opts.Schema), strategicpatch.Options{Compat: opts.Compat})
 	if err != nil {
 		return nil, err
@@ -112,11 +112,14 @@ func encodeYAML(n *yaml.Node) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// blockStyle clears flow and quoting styles, leaving the encoder to quote
-// only the strings that need it.
-func blockStyle(n *yaml.Node) {
-	n.Style = 0
+// blockStyle clears the flow style of maps and lists and, with scalars set
+// (JSON's quotes carry no intent), the quoting of scalars, leaving the encoder
+// to quote only the strings that need it.
+func blockStyle(n *yaml.Node, scalars bool) {
+	if n.Kind != yaml.ScalarNode || scalars {
+		n.Style = 0
+	}
 	for _, c := range n.Content {
-		blockStyle(c)
+		blockStyle(c, scalars)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -38,10 +39,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "error: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || isCobraUsageError(err) {
 		return exitUsage
 	}
 	return exitRejected
+}
+
+// isCobraUsageError recognises the command-line errors cobra reports without
+// a type of their own: an unknown command, or the wrong number of arguments.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command ", "accepts ", "requires at least ", "requires at most "} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +69,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	// Flag parsing errors are usage errors.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCommand())
+	root.AddCommand(newVersionCommand(), newPatchCommand())
 	return root
 }
 
