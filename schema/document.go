@@ -18,6 +18,7 @@ const (
 	CRD
 )
 
+// String names the format ("OpenAPI v2").
 func (f Format) String() string {
 	switch f {
 	case OpenAPIV2:
@@ -43,6 +44,7 @@ func (g GVK) APIVersion() string {
 	return g.Group + "/" + g.Version
 }
 
+// String returns the GVK as "apps/v1, Kind=Deployment".
 func (g GVK) String() string { return g.APIVersion() + ", Kind=" + g.Kind }
 
 // ParseAPIVersion splits an apiVersion ("apps/v1", "v1") into group and

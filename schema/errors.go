@@ -14,6 +14,7 @@ type Error struct {
 	Err  error  // the rule broken
 }
 
+// Error returns "file: path: rule".
 func (e *Error) Error() string {
 	if e.Path == "" {
 		return e.File + ": " + e.Err.Error()
@@ -76,6 +77,7 @@ type ErrorList struct {
 	Errs []error
 }
 
+// Error returns the errors, one per line.
 func (l *ErrorList) Error() string {
 	s := ""
 	for i, e := range l.Errs {
