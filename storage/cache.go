@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,7 +33,8 @@ type watchCache struct {
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
-	keys      []string // sorted keys of objs
+	modRevs   map[string]int64 // modification revision of each object in objs
+	keys      []string         // sorted keys of objs
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
 	watchers  map[uint64]*cacheWatcher
@@ -44,6 +46,7 @@ func newWatchCache(s *Store) *watchCache {
 		s:        s,
 		progress: make(chan struct{}, 1),
 		objs:     map[string]*unstructured.Unstructured{},
+		modRevs:  map[string]int64{},
 		hist:     newEventRing(s.cfg.CacheHistory),
 		changed:  make(chan struct{}),
 		watchers: map[uint64]*cacheWatcher{},
@@ -77,6 +80,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
+	modRevs := make(map[string]int64, len(resp.Kvs))
 	keys := make([]string, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
@@ -85,12 +89,13 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 			continue
 		}
 		objs[string(kv.Key)] = obj
+		modRevs[string(kv.Key)] = kv.ModRevision
 		keys = append(keys, string(kv.Key))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeWatchersLocked()
-	c.objs, c.keys = objs, keys
+	c.objs, c.modRevs, c.keys = objs, modRevs, keys
 	c.hist.reset()
 	c.rev = resp.Header.Revision
 	c.start = max(c.rev, c.compacted)
@@ -184,12 +189,14 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 			return nil
 		}
 		delete(c.objs, key)
+		delete(c.modRevs, key)
 		if i, found := slices.BinarySearch(c.keys, key); found {
 			c.keys = slices.Delete(c.keys, i, i+1)
 		}
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
 	}
 	c.objs[key] = d.obj
+	c.modRevs[key] = rev
 	if prev == nil {
 		i, _ := slices.BinarySearch(c.keys, key)
 		c.keys = slices.Insert(c.keys, i, key)
@@ -294,6 +301,22 @@ func (c *watchCache) get(key string) *unstructured.Unstructured {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.objs[key]
+}
+
+// reuse returns, for each key-value read from etcd, the cache's decoded
+// object when it is the same version (same key and modification revision
+// mean the same bytes), or nil. Lists read from etcd then decode only what
+// changed since the cache saw it. The objects are shared.
+func (c *watchCache) reuse(kvs []*mvccpb.KeyValue) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(kvs))
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for i, kv := range kvs {
+		if e, ok := c.objs[string(kv.Key)]; ok && c.modRevs[string(kv.Key)] == kv.ModRevision {
+			out[i] = e
+		}
+	}
+	return out
 }
 
 // list pages through the cached objects under prefix. Items share their

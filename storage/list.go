@@ -114,10 +114,14 @@ func (s *Store) rangePage(ctx context.Context, prefix, start string, rev int64, 
 // fillPage appends the matching objects of one range; it reports true when
 // the page reached its limit, and then records where the next page starts.
 func (s *Store) fillPage(pg *page, resp *clientv3.GetResponse, prefix string, p listPlan) (bool, error) {
+	cached := s.cache.reuse(resp.Kvs)
 	for i, kv := range resp.Kvs {
-		obj, err := s.decodeKV(kv)
-		if err != nil {
-			return false, err
+		obj := cached[i]
+		if obj == nil {
+			var err error
+			if obj, err = s.decodeKV(kv); err != nil {
+				return false, err
+			}
 		}
 		if !p.pred.matches(obj) {
 			continue
