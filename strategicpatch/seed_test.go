@@ -84,8 +84,14 @@ func loadCases(t *testing.T, pattern string) []applyCase {
 	return all
 }
 
-func TestSeedExamples(t *testing.T) {
-	for _, c := range loadCases(t, "testdata/seeds/*.yaml") {
+// TestSeedExamples runs every worked example of the specification.
+func TestSeedExamples(t *testing.T) { runApplyCases(t, "testdata/seeds/*.yaml") }
+
+// TestApplyCases runs strata's own cases: directives, duplicates, schemas.
+func TestApplyCases(t *testing.T) { runApplyCases(t, "testdata/cases/*.yaml") }
+
+func runApplyCases(t *testing.T, pattern string) {
+	for _, c := range loadCases(t, pattern) {
 		t.Run(c.Name, func(t *testing.T) {
 			goType, ok := testSchemas[c.Schema]
 			if !ok {
