@@ -35,7 +35,7 @@ func TestCRDFields(t *testing.T) {
 		{path: "spec.command", ok: true},
 		{path: "spec.annotations.a", ok: true},
 		{path: "spec.template.anything", ok: true, noType: true},
-		{path: "spec.nodeSelector", ok: true, strategy: schema.Replace},
+		{path: "spec.nodeSelector", ok: true}, // map-type atomic is not obeyed
 		{path: "metadata.labels", ok: true, noType: true},
 		{path: "spec.unknown", ok: false},
 		{path: "status", ok: false},

@@ -52,8 +52,10 @@ func (e *extensions) inherit(b *extensions) {
 // patchMeta returns the strategy and merge keys of a field whose schema has
 // these extensions and whose elements (for a list) have schema items. The
 // x-kubernetes-patch-* extensions win; without them a list-type map merges
-// by its map keys, a list-type set merges (unless its elements are objects,
-// which a set cannot merge without keys), and map-type atomic replaces.
+// by its map keys, and a list-type set merges (unless its elements are
+// objects, which a set cannot merge without keys). x-kubernetes-map-type is
+// validated but not obeyed: strategic merge patch merges such maps, as
+// kubectl does, so a v3 document and the Go types agree on built-in kinds.
 func (e *extensions) patchMeta(items *node) (Strategy, []string) {
 	if e.has&(hasStrategy|hasMergeKey) != 0 {
 		return e.strategy, e.mergeKeys
@@ -66,9 +68,6 @@ func (e *extensions) patchMeta(items *node) (Strategy, []string) {
 			return 0, nil
 		}
 		return Merge, nil
-	}
-	if e.mapType == "atomic" {
-		return Replace, nil
 	}
 	return 0, nil
 }

@@ -24,9 +24,9 @@ func TestOpenAPIV3Fields(t *testing.T) {
 		{path: "spec.finalizers", ok: true, strategy: schema.Merge},
 		{path: "spec.objectSet", ok: true},
 		{path: "spec.args", ok: true},
-		{path: "spec.selector", ok: true, strategy: schema.Replace},
+		{path: "spec.selector", ok: true}, // map-type atomic is not obeyed
 		{path: "spec.labels", ok: true},
-		{path: "spec.secretRef", ok: true, strategy: schema.Replace},
+		{path: "spec.secretRef", ok: true},
 		{path: "spec.secretRef.key", ok: true},
 		{path: "spec.volumes", ok: true, strategy: schema.Merge | schema.RetainKeys, keys: []string{"name"}},
 		{path: "spec.volumes[].name", ok: true},
