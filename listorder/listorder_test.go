@@ -52,7 +52,7 @@ func TestPlan(t *testing.T) {
 			want: "C D E A' B'", wantK8s: "C D A' B' E"},
 		{name: "seed 000: env with order", live: "ENV2 ENV5 ENV1 ENV3 ENV4", patch: "ENV6", del: "ENV3",
 			order: "ENV1 ENV2 ENV6", hasOrder: true,
-			want: "ENV5 ENV4 ENV1 ENV2 +ENV6", wantK8s: "ENV5 ENV1 ENV2 +ENV6 ENV4"},
+			want: "ENV5 ENV4 ENV1 ENV2 +ENV6", wantK8s: "ENV5 ENV1 ENV2 ENV4 +ENV6"},
 		{name: "seed 000: finalizers with order and deletion", live: "b e a c d", patch: "f", del: "c",
 			order: "a b f", hasOrder: true, set: true,
 			want: "e d a b +f", wantK8s: "e a b +f d"},
