@@ -8,9 +8,9 @@ import "sort"
 // values apimachinery compares, and positions are looked up in maps rather
 // than by scanning, but every comparison gives the same answer.
 func planKubernetes(l List) []Slot {
-	merged := kubeMerge(l)
+	merged, serverOrder := kubeMerge(l)
 	if l.HasOrder {
-		merged = kubeSort(l, merged, l.Order, l.Live)
+		merged = kubeSort(l, merged, l.Order, serverOrder)
 	}
 	if l.Set && len(l.Deleted) > 0 {
 		merged = dropDeleted(l, merged)
@@ -20,9 +20,15 @@ func planKubernetes(l List) []Slot {
 
 // kubeMerge is apimachinery's mergeSlice: deletions, then patch items merged
 // into their first live match or appended, then the order normalised.
-func kubeMerge(l List) []Slot {
+//
+// It also returns the live order $setElementOrder's sort compares by. That is
+// apimachinery's original slice after mergeSlice has worked in it: deletions
+// shift the remaining items left within the same array, and the first new
+// items appended to the shortened slice land in the positions the deleted
+// items left free, so they count as live, after every live item.
+func kubeMerge(l List) ([]Slot, []string) {
 	if l.Set {
-		return kubeMergeSet(l)
+		return kubeMergeSet(l), l.Live
 	}
 	deleted := setOf(l.Deleted)
 	var merged []Slot
@@ -38,6 +44,8 @@ func kubeMerge(l List) []Slot {
 		merged = append(merged, Slot{Live: int32(i), Patch: -1})
 		postLive = append(postLive, id)
 	}
+	serverOrder := postLive
+	freed := len(l.Live) - len(postLive)
 	for j, id := range l.Patch {
 		if p, ok := firstPos[id]; ok {
 			merged[p].Patch = int32(j)
@@ -45,11 +53,19 @@ func kubeMerge(l List) []Slot {
 		}
 		firstPos[id] = len(merged)
 		merged = append(merged, Slot{Live: -1, Patch: int32(j)})
+		if freed > 0 {
+			if len(serverOrder) == len(postLive) {
+				serverOrder = append(postLive[:len(postLive):len(postLive)], id)
+			} else {
+				serverOrder = append(serverOrder, id)
+			}
+			freed--
+		}
 	}
 	if len(l.Patch) == 0 && !l.HasOrder {
-		return merged
+		return merged, serverOrder
 	}
-	return kubeSort(l, merged, l.Patch, postLive)
+	return kubeSort(l, merged, l.Patch, postLive), serverOrder
 }
 
 // kubeMergeSet is mergeSlice for primitives: original and patch values

@@ -58,6 +58,10 @@ func (e *engine[N, R, W]) mergeListFieldCompat(f schema.Field, keyNode N, in lis
 		if err := e.checkDirectiveTarget(f, in); err != nil {
 			return err
 		}
+		if (!in.hasLive || e.r.count(in.live) == 0) && (!in.hasPatch || e.r.count(in.patch) == 0) {
+			// apimachinery's sliceElementType finds no element to type the list by.
+			return e.path.errorf(ErrType, "$setElementOrder names a list that has no elements in the document or the patch")
+		}
 		e.w.key(keyNode)
 		return e.mergeList(f, in)
 	}

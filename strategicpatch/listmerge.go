@@ -19,6 +19,9 @@ type listMerge[N any, R reader[N], W writer[N]] struct {
 	patch   []N // patch items, directive elements excluded
 	replace bool
 	plan    listorder.List
+	// seq is, in Kubernetes mode, the patch list without its $patch: delete
+	// elements: indexes into patch, -1 for other $patch elements.
+	seq []int32
 }
 
 func (lm *listMerge[N, R, W]) read() error {
@@ -39,7 +42,40 @@ func (lm *listMerge[N, R, W]) read() error {
 		}
 	}
 	if lm.in.hasOrder {
-		return lm.readOrder()
+		if err := lm.readOrder(); err != nil {
+			return err
+		}
+		if lm.e.compat {
+			return lm.checkOrderCompat()
+		}
+	}
+	return nil
+}
+
+// checkOrderCompat is apimachinery's validatePatchWithSetOrderList: patch
+// items must follow $setElementOrder's order, and a $patch element (replace)
+// left over once the directive's entries run out breaks the order too.
+func (lm *listMerge[N, R, W]) checkOrderCompat() error {
+	order := lm.plan.Order
+	if len(order) == 0 || len(lm.seq) == 0 {
+		return nil
+	}
+	p, o := 0, 0
+	for p < len(lm.seq) && o < len(order) {
+		if lm.seq[p] < 0 {
+			p++
+			continue
+		}
+		if lm.plan.Patch[lm.seq[p]] == order[o] {
+			p++
+		}
+		o++
+	}
+	if p < len(lm.seq) {
+		if lm.seq[p] < 0 {
+			return lm.e.path.errorf(ErrOrder, "item %d of the patch list ($patch) comes after the last $setElementOrder entry", p)
+		}
+		return lm.e.path.errorf(ErrOrder, "%s is not in $setElementOrder in the patch list's order", lm.patchName(int(lm.seq[p])))
 	}
 	return nil
 }
@@ -76,6 +112,9 @@ func (lm *listMerge[N, R, W]) readPatch() error {
 		if !lm.plan.Set {
 			if d, ok := e.r.lookup(item, patchKey); ok {
 				err = lm.readSpecial(item, d, j)
+				if e.compat && !(e.r.kind(d) == String && e.r.text(d) == directiveDelete) {
+					lm.seq = append(lm.seq, -1)
+				}
 				return err == nil
 			}
 		}
@@ -85,6 +124,9 @@ func (lm *listMerge[N, R, W]) readPatch() error {
 		}
 		if err = ierr; err != nil {
 			return false
+		}
+		if e.compat {
+			lm.seq = append(lm.seq, int32(len(lm.patch)))
 		}
 		lm.patch = append(lm.patch, item)
 		lm.plan.Patch = append(lm.plan.Patch, id)

@@ -78,9 +78,16 @@ func (lm *listMerge[N, R, W]) writeNewItem(patch N) error {
 func (lm *listMerge[N, R, W]) writeReplaced() error {
 	e := lm.e
 	if e.compat {
+		// apimachinery keeps the elements as written, except when there is
+		// no live list and $setElementOrder brought the list here: it then
+		// strips directive maps from them, as from any value it adds.
 		lm.beginList()
 		for _, p := range lm.patch {
-			e.w.copy(p)
+			if lm.in.hasLive {
+				e.w.copy(p)
+			} else {
+				e.compatNew(p, false)
+			}
 		}
 		e.w.endList()
 		return nil
