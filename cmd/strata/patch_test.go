@@ -67,6 +67,28 @@ var patchCases = []cliCase{
 		args:     []string{"patch", "-f", "-", "-p", "metadata: {labels: {x: y}}"},
 		wantCode: exitOK, wantStdout: "metadata:\n  name: a # keep\n  labels:\n    x: y\n",
 	},
+	{
+		name: "--schema: a CRD's list-map-keys make a two-field merge key",
+		files: map[string]string{"c.yaml": "apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ports:\n    - {containerPort: 80, protocol: TCP, name: http}\n    - {containerPort: 80, protocol: UDP, name: dns}\n"},
+		args: []string{"patch", "-f", "c.yaml", "--schema", "{repo}/schema/testdata/crd.yaml",
+			"-p", `{"spec":{"ports":[{"containerPort":80,"protocol":"UDP","name":"quic"}]}}`},
+		wantCode:   exitOK,
+		wantStdout: "apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ports:\n    - {containerPort: 80, protocol: TCP, name: http}\n    - {containerPort: 80, protocol: UDP, name: quic}\n",
+	},
+	{
+		name:       "--schema: a patch element lacking one key field is rejected",
+		files:      map[string]string{"c.yaml": "apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ports: [{containerPort: 80, protocol: TCP}]\n"},
+		args:       []string{"patch", "-f", "c.yaml", "--schema", "{repo}/schema/testdata/crd.yaml", "-p", `{"spec":{"ports":[{"containerPort":80}]}}`},
+		wantCode:   exitRejected,
+		wantStderr: "error: c.yaml: patch: spec.ports: missing merge key: item 0 of the patch list lacks merge key containerPort,protocol\n",
+	},
+	{
+		name:       "--schema-def names a definition with no such name",
+		files:      map[string]string{"c.yaml": "a: 1\n"},
+		args:       []string{"patch", "-f", "c.yaml", "--schema", "{repo}/schema/testdata/crd.yaml", "--schema-def", "Nope", "-p", "{}"},
+		wantCode:   exitUsage,
+		wantStderr: "error: --schema-def \"Nope\": no such definition in the --schema documents\n",
+	},
 	// Rejected input: exit 1, one line naming the file, the patch, the path and the rule.
 	{
 		name:       "missing merge key",
@@ -163,7 +185,10 @@ func TestPatchCommand(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			args := c.args
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "{repo}", repoRoot)
+			}
 			if len(c.files) > 0 || c.stdin != "" {
 				t.Chdir(dir)
 			}
@@ -202,6 +227,15 @@ func readGolden(t *testing.T, name string, got []byte) string {
 	}
 	return string(want)
 }
+
+// repoRoot is the repository's top directory, for fixtures outside cmd/strata.
+var repoRoot = func() string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		panic(err)
+	}
+	return root
+}()
 
 var goldenDir = func() string {
 	wd, err := os.Getwd()
