@@ -68,7 +68,7 @@ var patchCases = []cliCase{
 		wantCode: exitOK, wantStdout: "metadata:\n  name: a # keep\n  labels:\n    x: y\n",
 	},
 	{
-		name: "--schema: a CRD's list-map-keys make a two-field merge key",
+		name:  "--schema: a CRD's list-map-keys make a two-field merge key",
 		files: map[string]string{"c.yaml": "apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ports:\n    - {containerPort: 80, protocol: TCP, name: http}\n    - {containerPort: 80, protocol: UDP, name: dns}\n"},
 		args: []string{"patch", "-f", "c.yaml", "--schema", "{repo}/schema/testdata/crd.yaml",
 			"-p", `{"spec":{"ports":[{"containerPort":80,"protocol":"UDP","name":"quic"}]}}`},
