@@ -63,6 +63,15 @@ func BenchmarkCreate(b *testing.B) {
 				return err
 			})
 		})
+		// The same puts into the store's watched prefix: the ceiling with
+		// the watch cache's work (etcd sending events, decoding) included.
+		b.Run(fmt.Sprintf("raw-put-watched/c=%d", c), func(b *testing.B) {
+			run := benchSeq.Add(1)
+			runConcurrent(b, c, func(i int64) error {
+				_, err := testClient.Put(context.Background(), fmt.Sprintf("%sbench/r%d-%d", s.prefix, run, i), string(data))
+				return err
+			})
+		})
 	}
 }
 
