@@ -64,24 +64,49 @@ type applyCase struct {
 }
 
 func loadCases(t *testing.T, pattern string) []applyCase {
+	return loadFixtures[applyCase](t, pattern)
+}
+
+// loadFixtures reads every YAML file matching pattern as a list of T.
+func loadFixtures[T any](t *testing.T, pattern string) []T {
 	t.Helper()
 	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures match %s: %v", pattern, err)
 	}
-	var all []applyCase
+	var all []T
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cases []applyCase
+		var cases []T
 		if err := yaml.Unmarshal(data, &cases); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		all = append(all, cases...)
 	}
 	return all
+}
+
+// yamlNode parses a fixture's YAML text.
+func yamlNode(t *testing.T, text string) *yaml.Node {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &n); err != nil {
+		t.Fatalf("fixture YAML: %v", err)
+	}
+	return &n
+}
+
+// yamlValue turns a YAML node into the generic value its JSON decodes to.
+func yamlValue(t *testing.T, n *yaml.Node) any {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := yaml.NewEncoder(&buf).Encode(n); err != nil {
+		t.Fatal(err)
+	}
+	return decodeYAML(t, buf.String())
 }
 
 // TestSeedExamples runs every worked example of the specification.

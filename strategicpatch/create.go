@@ -1,0 +1,219 @@
+package strategicpatch
+
+import (
+	"github.com/stratadev/strata/schema"
+)
+
+// creator builds the strategic merge patch that takes current to modified,
+// deleting what original had and modified no longer has. With current equal
+// to original it is the two-way patch.
+type creator[N any, R reader[N]] struct {
+	r     R
+	path  path
+	depth int
+	// conflicts lists, when track is set, the paths where the patch
+	// overwrites a change someone else made in current (current differs from
+	// original there).
+	track     bool
+	conflicts []string
+}
+
+// conflict records the current path when current no longer holds what
+// original had: the patch would overwrite another writer's change.
+func (c *creator[N, R]) conflict(o, cur side[N]) {
+	if !c.track || o.has == cur.has && (!o.has || equal(c.r, o.n, cur.n)) {
+		return
+	}
+	c.conflicts = append(c.conflicts, c.path.String())
+}
+
+// side is one input's value at the path being compared; has is false when
+// that input has nothing there.
+type side[N any] struct {
+	n   N
+	has bool
+}
+
+func (s side[N]) kind(r interface{ kind(N) Kind }) Kind {
+	if !s.has {
+		return Null
+	}
+	return r.kind(s.n)
+}
+
+// createRoot compares the three root maps.
+func (c *creator[N, R]) createRoot(original, modified, current N, t schema.Type) (*ptree[N], error) {
+	sides := [3]side[N]{{original, true}, {modified, true}, {current, true}}
+	for i, name := range [3]string{"original", "modified", "current"} {
+		switch c.r.kind(sides[i].n) {
+		case Map:
+		case Null:
+			sides[i].has = false
+		default:
+			return nil, c.path.errorf(ErrType, "the %s document is %s, want a map", name, c.describe(sides[i].n))
+		}
+	}
+	p, err := c.diffMap(sides[0], sides[1], sides[2], t)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = &ptree[N]{kind: pMap}
+	}
+	return p, nil
+}
+
+func (c *creator[N, R]) describe(n N) string {
+	k := c.r.kind(n)
+	if k.scalar() {
+		return k.String() + " " + c.r.identity(n)
+	}
+	return "a " + k.String()
+}
+
+// diffMap returns the patch for one map, or nil when nothing changes.
+// Members follow modified's order; deletions follow, in original's order.
+func (c *creator[N, R]) diffMap(o, m, cur side[N], t schema.Type) (*ptree[N], error) {
+	if c.depth++; c.depth > MaxDepth {
+		return nil, c.path.errorf(ErrSyntax, "nesting deeper than %d levels", MaxDepth)
+	}
+	defer func() { c.depth-- }()
+	p := &ptree[N]{kind: pMap}
+	if m.has {
+		if err := c.checkDuplicateKeys(m.n); err != nil {
+			return nil, err
+		}
+		var err error
+		c.r.members(m.n, func(key string, keyNode, mv N) bool {
+			err = c.diffMember(p, t, key, keyNode, o, side[N]{mv, true}, cur)
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.has && cur.has {
+		c.r.members(o.n, func(key string, keyNode, _ N) bool {
+			if _, kept := c.lookup(m, key); kept {
+				return true
+			}
+			if cv, ok := c.r.lookup(cur.n, key); ok && c.r.kind(cv) != Null {
+				p.addKeyed(key, keyNode, &ptree[N]{kind: pNull})
+				ov, _ := c.r.lookup(o.n, key)
+				c.path.pushField(key)
+				c.conflict(side[N]{ov, true}, side[N]{cv, true})
+				c.path.pop()
+			}
+			return true
+		})
+	}
+	if len(p.entries) == 0 {
+		return nil, nil
+	}
+	return p, nil
+}
+
+func (c *creator[N, R]) lookup(s side[N], key string) (N, bool) {
+	if !s.has || c.r.kind(s.n) != Map {
+		var none N
+		return none, false
+	}
+	return c.r.lookup(s.n, key)
+}
+
+func (c *creator[N, R]) checkDuplicateKeys(n N) error {
+	if c.r.count(n) < 2 {
+		return nil
+	}
+	seen := make(map[string]bool, c.r.count(n))
+	var err error
+	c.r.members(n, func(key string, _, _ N) bool {
+		if seen[key] {
+			err = c.path.errorf(ErrSyntax, "key %q appears twice in the modified document", key)
+		}
+		seen[key] = true
+		return err == nil
+	})
+	return err
+}
+
+// diffMember adds to p the patch for member key of modified.
+func (c *creator[N, R]) diffMember(p *ptree[N], t schema.Type, key string, keyNode N, o, m, cur side[N]) error {
+	c.path.pushField(key)
+	defer c.path.pop()
+	ov, hasO := c.lookup(o, key)
+	cv, hasC := c.lookup(cur, key)
+	os, cs := side[N]{ov, hasO}, side[N]{cv, hasC}
+	if err := c.checkSameShape(os, m); err != nil {
+		return err
+	}
+	var f schema.Field
+	if t != nil {
+		f, _ = t.Field(key)
+	}
+	if m.kind(c.r) == List && cs.kind(c.r) == List && f.Strategy.Has(schema.Merge) {
+		lp, err := c.diffList(os, m, cs, f)
+		if err != nil {
+			return err
+		}
+		lp.addTo(p, key, keyNode)
+		return nil
+	}
+	sub, err := c.diffValue(os, m, cs, f)
+	if err != nil || sub == nil {
+		return err
+	}
+	p.addKeyed(key, keyNode, sub)
+	return nil
+}
+
+// checkSameShape rejects a field that is a map in one document and a list or
+// a primitive in the other (or a list against a primitive): the two
+// configurations disagree on what the field is.
+func (c *creator[N, R]) checkSameShape(o, m side[N]) error {
+	if !o.has || !m.has {
+		return nil
+	}
+	ok, mk := c.r.kind(o.n), c.r.kind(m.n)
+	if ok == Null || mk == Null || ok == mk || (ok.scalar() && mk.scalar()) {
+		return nil
+	}
+	return c.path.errorf(ErrType, "the original document has %s here and the modified one %s", c.describe(o.n), c.describe(m.n))
+}
+
+// diffValue returns the patch for one value of modified, or nil.
+func (c *creator[N, R]) diffValue(o, m, cur side[N], f schema.Field) (*ptree[N], error) {
+	mk, ck := m.kind(c.r), cur.kind(c.r)
+	switch {
+	case !cur.has || ck != mk:
+		c.conflict(o, cur)
+		return copyOf(m.n), nil
+	case mk == Map && !f.Strategy.Has(schema.Replace):
+		return c.diffNestedMap(o, m, cur, f)
+	case equal(c.r, cur.n, m.n):
+		return nil, nil
+	}
+	c.conflict(o, cur)
+	return copyOf(m.n), nil
+}
+
+func (c *creator[N, R]) diffNestedMap(o, m, cur side[N], f schema.Field) (*ptree[N], error) {
+	if o.has && c.r.kind(o.n) != Map {
+		o.has = false
+	}
+	sub, err := c.diffMap(o, m, cur, f.Type)
+	if err != nil || sub == nil {
+		return nil, err
+	}
+	if f.Strategy.Has(schema.RetainKeys) {
+		keys := &ptree[N]{kind: pList}
+		c.r.members(m.n, func(key string, _, v N) bool {
+			if c.r.kind(v) != Null {
+				keys.items = append(keys.items, &ptree[N]{kind: pString, text: key})
+			}
+			return true
+		})
+		sub.entries = append([]pentry[N]{{key: retainKeysKey, val: keys}}, sub.entries...)
+	}
+	return sub, nil
+}

@@ -1,0 +1,329 @@
+package strategicpatch
+
+import (
+	"strings"
+
+	"github.com/stratadev/strata/schema"
+)
+
+// listPatch is what a patch says about one merge list: the list's patch
+// items, $deleteFromPrimitiveList values and $setElementOrder.
+type listPatch[N any] struct {
+	items   *ptree[N] // nil when no item changes
+	deletes *ptree[N]
+	order   *ptree[N]
+}
+
+// addTo writes the directives beside the list, in the order seed 000 prints
+// them: $setElementOrder, $deleteFromPrimitiveList, then the list.
+func (lp listPatch[N]) addTo(p *ptree[N], key string, keyNode N) {
+	if lp.order != nil {
+		p.add(orderPrefix+key, lp.order)
+	}
+	if lp.deletes != nil {
+		p.add(deletePrefix+key, lp.deletes)
+	}
+	if lp.items != nil {
+		p.addKeyed(key, keyNode, lp.items)
+	}
+}
+
+// indexedList is one list's items with their identities.
+type indexedList[N any] struct {
+	nodes []N
+	ids   []string
+	first map[string]int // identity -> first item
+}
+
+// diffList compares a merge list. Items are matched by identity through hash
+// maps, so the work is linear in the lists' lengths.
+func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N], error) {
+	var lp listPatch[N]
+	keys := f.MergeKeys
+	maps, err := c.listOfMaps(o, m, cur)
+	if err != nil {
+		return lp, err
+	}
+	if maps && len(keys) == 0 {
+		return lp, c.path.errorf(ErrMissingMergeKey, "the list holds maps and has a merge strategy, but the schema gives no merge key")
+	}
+	if !maps {
+		keys = nil
+	}
+	mods, err := c.index(m.n, keys, "modified", true)
+	if err != nil {
+		return lp, err
+	}
+	curs, err := c.index(cur.n, keys, "current", false)
+	if err != nil {
+		return lp, err
+	}
+	origs := &indexedList[N]{first: map[string]int{}}
+	if o.has && c.r.kind(o.n) == List {
+		if origs, err = c.index(o.n, keys, "original", false); err != nil {
+			return lp, err
+		}
+	}
+	var elem schema.Type
+	if f.Type != nil {
+		elem = f.Type.Elem()
+	}
+	c.deletions(origs, mods, curs, keys, &lp)
+	changed, err := c.changes(origs, mods, curs, keys, elem, &lp)
+	if err != nil {
+		return lp, err
+	}
+	if changed || !sameRelativeOrder(mods, curs) {
+		lp.order = c.orderDirective(mods, keys)
+	}
+	return lp, nil
+}
+
+// listOfMaps tells whether a merge list holds maps, rejecting mixtures.
+func (c *creator[N, R]) listOfMaps(sides ...side[N]) (bool, error) {
+	var first Kind
+	seen := false
+	var err error
+	for _, s := range sides {
+		if !s.has || c.r.kind(s.n) != List {
+			continue
+		}
+		c.r.items(s.n, func(it N) bool {
+			k := c.r.kind(it)
+			if k == List {
+				err = c.path.errorf(ErrType, "a merge list cannot hold lists")
+				return false
+			}
+			if !seen {
+				first, seen = k, true
+			} else if (k == Map) != (first == Map) {
+				err = c.path.errorf(ErrType, "the list mixes %s and %s items", first, k)
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	return seen && first == Map, nil
+}
+
+// index reads a list's items and identities. Modified may not hold one
+// identity twice; the others may (a real-world state, kubernetes#58477).
+func (c *creator[N, R]) index(n N, keys []string, which string, unique bool) (*indexedList[N], error) {
+	l := &indexedList[N]{first: make(map[string]int, c.r.count(n))}
+	var err error
+	c.r.items(n, func(it N) bool {
+		id, ok := c.identity(it, keys)
+		if !ok {
+			err = c.path.errorf(ErrMissingMergeKey, "item %d of the %s list lacks merge key %s", len(l.nodes), which, strings.Join(keys, ","))
+			return false
+		}
+		if prev, dup := l.first[id]; dup {
+			if unique {
+				err = c.path.errorf(ErrDuplicateMergeKey, "items %d and %d of the %s list are both %s", prev, len(l.nodes), which, c.keyText(it, keys))
+				return false
+			}
+		} else {
+			l.first[id] = len(l.nodes)
+		}
+		l.nodes = append(l.nodes, it)
+		l.ids = append(l.ids, id)
+		return true
+	})
+	return l, err
+}
+
+// identity is an item's value (primitives) or its merge-key values (maps).
+func (c *creator[N, R]) identity(it N, keys []string) (string, bool) {
+	if len(keys) == 0 {
+		if !c.r.kind(it).scalar() {
+			return "", false
+		}
+		return c.r.identity(it), true
+	}
+	if c.r.kind(it) != Map {
+		return "", false
+	}
+	var b strings.Builder
+	for _, key := range keys {
+		v, ok := c.r.lookup(it, key)
+		if !ok || !c.r.kind(v).scalar() {
+			return "", false
+		}
+		id := c.r.identity(v)
+		if len(keys) == 1 {
+			return id, true
+		}
+		b.WriteString(itoa(len(id)))
+		b.WriteByte(':')
+		b.WriteString(id)
+	}
+	return b.String(), true
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	for ; n > 0; n /= 10 {
+		i--
+		buf[i] = byte('0' + n%10)
+	}
+	return string(buf[i:])
+}
+
+func (c *creator[N, R]) keyText(it N, keys []string) string {
+	parts := make([]string, 0, len(keys))
+	for _, key := range keys {
+		if v, ok := c.r.lookup(it, key); ok {
+			if c.r.kind(v) == String {
+				parts = append(parts, key+"="+c.r.text(v))
+			} else {
+				parts = append(parts, key+"="+c.r.identity(v))
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// deletions removes what original had, modified dropped and current still
+// has: `$patch: delete` elements for maps, $deleteFromPrimitiveList values
+// for primitives. Deleting an element another writer changed is a conflict.
+func (c *creator[N, R]) deletions(origs, mods, curs *indexedList[N], keys []string, lp *listPatch[N]) {
+	deleted := map[string]bool{}
+	for i, id := range origs.ids {
+		if _, kept := mods.first[id]; kept || deleted[id] {
+			continue
+		}
+		ci, present := curs.first[id]
+		if !present {
+			continue
+		}
+		deleted[id] = true
+		c.path.pushIndex(i)
+		c.conflict(side[N]{origs.nodes[i], true}, side[N]{curs.nodes[ci], true})
+		c.path.pop()
+		if len(keys) == 0 {
+			if lp.deletes == nil {
+				lp.deletes = &ptree[N]{kind: pList}
+			}
+			lp.deletes.items = append(lp.deletes.items, copyOf(origs.nodes[i]))
+			continue
+		}
+		del := &ptree[N]{kind: pMap}
+		c.addKeyFields(del, origs.nodes[i], keys)
+		del.add(patchKey, &ptree[N]{kind: pString, text: directiveDelete})
+		if lp.items == nil {
+			lp.items = &ptree[N]{kind: pList}
+		}
+		lp.items.items = append(lp.items.items, del)
+	}
+}
+
+func (c *creator[N, R]) addKeyFields(p *ptree[N], item N, keys []string) {
+	c.r.members(item, func(key string, keyNode, v N) bool {
+		for _, k := range keys {
+			if k == key {
+				p.addKeyed(key, keyNode, copyOf(v))
+			}
+		}
+		return true
+	})
+}
+
+// changes adds modified's new and changed items, in modified's order, and
+// reports whether there were any.
+func (c *creator[N, R]) changes(origs, mods, curs *indexedList[N], keys []string, elem schema.Type, lp *listPatch[N]) (bool, error) {
+	changed := false
+	for j, id := range mods.ids {
+		mv := mods.nodes[j]
+		ci, inCur := curs.first[id]
+		var item *ptree[N]
+		switch {
+		case !inCur:
+			if oi, inOrig := origs.first[id]; inOrig {
+				// Another writer deleted an element modified still has.
+				c.path.pushIndex(j)
+				c.conflict(side[N]{origs.nodes[oi], true}, side[N]{})
+				c.path.pop()
+			}
+			item = copyOf(mv)
+		case len(keys) == 0:
+			continue
+		default:
+			oi, inOrig := origs.first[id]
+			var os side[N]
+			if inOrig {
+				os = side[N]{origs.nodes[oi], true}
+			}
+			c.path.pushKeyed(c.keyText(mv, keys))
+			sub, err := c.diffMap(os, side[N]{mv, true}, side[N]{curs.nodes[ci], true}, elem)
+			c.path.pop()
+			if err != nil {
+				return false, err
+			}
+			if sub == nil {
+				continue
+			}
+			item = &ptree[N]{kind: pMap}
+			c.addKeyFields(item, mv, keys)
+			item.entries = append(item.entries, sub.entriesWithout(keys)...)
+		}
+		changed = true
+		if lp.items == nil {
+			lp.items = &ptree[N]{kind: pList}
+		}
+		lp.items.items = append(lp.items.items, item)
+	}
+	return changed, nil
+}
+
+func (p *ptree[N]) entriesWithout(keys []string) []pentry[N] {
+	out := p.entries[:0:0]
+	for _, e := range p.entries {
+		skip := false
+		for _, k := range keys {
+			skip = skip || e.key == k
+		}
+		if !skip {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sameRelativeOrder reports whether modified's items that current also has
+// appear in current in modified's order.
+func sameRelativeOrder[N any](mods, curs *indexedList[N]) bool {
+	last := -1
+	for _, id := range mods.ids {
+		ci, ok := curs.first[id]
+		if !ok {
+			continue
+		}
+		if ci < last {
+			return false
+		}
+		last = ci
+	}
+	return true
+}
+
+// orderDirective lists modified's items by their keys (maps) or values.
+func (c *creator[N, R]) orderDirective(mods *indexedList[N], keys []string) *ptree[N] {
+	order := &ptree[N]{kind: pList, items: make([]*ptree[N], 0, len(mods.nodes))}
+	for _, n := range mods.nodes {
+		if len(keys) == 0 {
+			order.items = append(order.items, copyOf(n))
+			continue
+		}
+		entry := &ptree[N]{kind: pMap}
+		c.addKeyFields(entry, n, keys)
+		order.items = append(order.items, entry)
+	}
+	return order
+}
