@@ -176,8 +176,10 @@ func aliasBomb() string {
 	return b.String()
 }
 
-func TestPatchCommand(t *testing.T) {
-	for _, c := range patchCases {
+func TestPatchCommand(t *testing.T) { runCLICases(t, patchCases) }
+
+func runCLICases(t *testing.T, cases []cliCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for name, content := range c.files {
@@ -197,8 +199,8 @@ func TestPatchCommand(t *testing.T) {
 			if code != c.wantCode {
 				t.Errorf("exit status %d, want %d (stderr: %s)", code, c.wantCode, stderr.String())
 			}
-			if got := stderr.String(); got != c.wantStderr {
-				t.Errorf("stderr\n got: %q\nwant: %q", got, c.wantStderr)
+			if got, want := stderr.String(), strings.ReplaceAll(c.wantStderr, "{repo}", repoRoot); got != want {
+				t.Errorf("stderr\n got: %q\nwant: %q", got, want)
 			}
 			want := c.wantStdout
 			if c.golden != "" {
