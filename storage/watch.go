@@ -92,7 +92,10 @@ type closedWatch struct {
 	ch chan watch.Event
 }
 
-func (w *closedWatch) Stop()                          {}
+// Stop implements watch.Interface; the stream has already ended.
+func (w *closedWatch) Stop() {}
+
+// ResultChan implements watch.Interface.
 func (w *closedWatch) ResultChan() <-chan watch.Event { return w.ch }
 
 // bookmarkObject is a BOOKMARK event's object: only apiVersion, kind and
