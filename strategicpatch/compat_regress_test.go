@@ -104,6 +104,36 @@ func TestKubernetesCompatRegressions(t *testing.T) {
 			patch: `{"items":[{"meta":{"$patch":"delete"},"name":"e"},{"$patch":"replace"}]}`,
 			want:  `{"items":[{"meta":{"$patch":"delete"},"name":"e"}]}`,
 		},
+		{
+			name:   "strings in a merge list with a merge key are rejected",
+			goType: genDoc{}, orig: `{"items":[]}`,
+			patch: `{"items":["a"]}`,
+			want:  "error",
+		},
+		{
+			name:   "strings in a merge list with a merge key are rejected, live side",
+			goType: genDoc{}, orig: `{"items":["a"]}`,
+			patch: `{"items":[]}`,
+			want:  "error",
+		},
+		{
+			name:   "strings in ownerReferences are rejected",
+			goType: corev1.Pod{}, orig: `{"metadata":{"ownerReferences":[]}}`,
+			patch: `{"metadata":{"ownerReferences":["a"]}}`,
+			want:  "error",
+		},
+		{
+			name:   "an empty patch list beside an empty live list with a merge key is fine",
+			goType: genDoc{}, orig: `{"items":[]}`,
+			patch: `{"items":[]}`,
+			want:  `{"items":[]}`,
+		},
+		{
+			name:   "strings where there is no live list are taken as they are",
+			goType: genDoc{}, orig: `{}`,
+			patch: `{"items":["a"]}`,
+			want:  `{"items":["a"]}`,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

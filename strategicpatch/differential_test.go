@@ -35,7 +35,7 @@ import (
 
 var (
 	diffSeed  = flag.String("seed", "", "seed of the differential test (default $STRATA_DIFF_SEED, else fixed; \"random\" picks one)")
-	diffCases = flag.Int("diffcases", 1500, "number of cases the differential test generates")
+	diffCases = flag.Int("diffcases", 10000, "number of cases the differential test generates")
 )
 
 const defaultDiffSeed = 20260801

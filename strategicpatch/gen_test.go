@@ -380,6 +380,9 @@ func (g *gen) mapPatch(s *shape, live map[string]any, hasLive bool, depth int, e
 			}
 		}
 		slices.SortFunc(keys, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+		if len(keys) > 0 && g.chance(0.15) {
+			keys = keys[1:] // a patch field the directive does not retain
+		}
 		if keys == nil {
 			keys = []any{}
 		}
@@ -394,6 +397,11 @@ func (g *gen) fieldPatch(p map[string]any, f field, lv any, has bool, depth int)
 		return
 	}
 	s := f.s
+	if g.chance(0.03) {
+		// A value of another kind than the schema's.
+		p[f.name] = g.pick([]any{"x", 1.0, map[string]any{"a": "b"}, []any{"a"}, []any{map[string]any{"a": "b"}}})
+		return
+	}
 	switch s.kind {
 	case sScalar:
 		p[f.name] = g.pick(s.pool)
@@ -409,10 +417,10 @@ func (g *gen) fieldPatch(p map[string]any, f field, lv any, has bool, depth int)
 			m["$patch"] = "replace"
 			p[f.name] = m
 		default:
-			p[f.name] = g.value(s, depth+1)
+			p[f.name] = g.nulls(g.value(s, depth+1))
 		}
 	case sReplaceList:
-		p[f.name] = g.value(s, depth+1)
+		p[f.name] = g.nulls(g.value(s, depth+1))
 	case sMergeMaps:
 		ll, _ := lv.([]any)
 		g.mergeMapsPatch(p, f, ll, depth)
@@ -450,7 +458,7 @@ func (g *gen) mergeMapsPatch(p map[string]any, f field, live []any, depth int) {
 			items = append(items, map[string]any{"$patch": "delete", s.key: k})
 			continue
 		case r < 0.6:
-			m := g.value(s.elem, depth+1).(map[string]any)
+			m := g.nulls(g.value(s.elem, depth+1)).(map[string]any)
 			m[s.key] = k
 			items = append(items, m)
 		default:
@@ -530,4 +538,23 @@ func (g *gen) primsPatch(p map[string]any, f field, live []any) {
 		}
 		p["$setElementOrder/"+f.name] = o
 	}
+}
+
+// nulls sets some members of the maps in v (a fresh value) to null.
+func (g *gen) nulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if g.chance(0.1) {
+				v[k] = nil
+			} else {
+				g.nulls(x)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			g.nulls(x)
+		}
+	}
+	return v
 }

@@ -1,6 +1,8 @@
 package strategicpatch
 
 import (
+	"strings"
+
 	"github.com/stratadev/strata/listorder"
 	"github.com/stratadev/strata/schema"
 )
@@ -95,6 +97,13 @@ func (e *engine[N, R, W]) mergeList(f schema.Field, in listInput[N]) error {
 	maps, err := e.elementKind(in)
 	if err != nil {
 		return err
+	}
+	if e.compat && !maps && len(f.MergeKeys) > 0 && (in.hasPatch || in.hasOrder) {
+		// apimachinery partitions the merged items as maps by their merge
+		// key, whatever they are.
+		if (in.hasLive && e.r.count(in.live) > 0) || (in.hasPatch && e.r.count(in.patch) > 0) {
+			return e.path.errorf(ErrType, "the list has merge key %s, but holds values that are not maps", strings.Join(f.MergeKeys, ","))
+		}
 	}
 	var keys []string
 	if maps {
