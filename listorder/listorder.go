@@ -32,6 +32,8 @@
 // position, putting new items before server-only ones.
 package listorder
 
+import "slices"
+
 // Mode selects the ordering rules.
 type Mode uint8
 
@@ -120,18 +122,13 @@ func checkOrder(l List, mode Mode) error {
 		}
 		return &OrderError{PatchIndex: 0, Identity: l.Patch[0], Empty: true}
 	}
-	pos := make(map[string]int, len(l.Order))
-	for i := len(l.Order) - 1; i >= 0; i-- {
-		pos[l.Order[i]] = i
-	}
 	o := 0
 	for j, id := range l.Patch {
 		for o < len(l.Order) && l.Order[o] != id {
 			o++
 		}
 		if o == len(l.Order) {
-			_, listed := pos[id]
-			return &OrderError{PatchIndex: j, Identity: id, Unlisted: !listed}
+			return &OrderError{PatchIndex: j, Identity: id, Unlisted: !slices.Contains(l.Order, id)}
 		}
 		o++
 	}

@@ -28,7 +28,9 @@ func newIndex(l List) *index {
 		skipPatch: make([]bool, len(l.Patch)),
 		out:       make([]Slot, 0, len(l.Live)+len(l.Patch)),
 	}
-	lastOf := map[string]int32{}
+	// lastOf[first]: the last live item so far of the identity whose first
+	// live item is first.
+	lastOf := make([]int32, len(l.Live))
 	for i, id := range l.Live {
 		ix.nextDup[i] = -1
 		if id == NoIdentity {
@@ -42,13 +44,12 @@ func newIndex(l List) *index {
 		switch {
 		case !seen:
 			ix.firstLive[id] = int32(i)
-			lastOf[id] = int32(i)
+			lastOf[i] = int32(i)
 		case l.Set:
 			ix.gone[i] = true
 		default:
-			_ = first
-			ix.nextDup[lastOf[id]] = int32(i)
-			lastOf[id] = int32(i)
+			ix.nextDup[lastOf[first]] = int32(i)
+			lastOf[first] = int32(i)
 		}
 	}
 	for j, id := range l.Patch {
@@ -95,22 +96,21 @@ func (ix *index) serverOnly(i int, mentioned func(string) bool) bool {
 }
 
 func (ix *index) withOrder() []Slot {
-	ordered := make(map[string]bool, len(ix.l.Order))
-	for _, id := range ix.l.Order {
-		ordered[id] = true
+	// firstOrder: identity -> its first entry in the directive.
+	firstOrder := make(map[string]int, len(ix.l.Order))
+	for i := len(ix.l.Order) - 1; i >= 0; i-- {
+		firstOrder[ix.l.Order[i]] = i
 	}
-	mentioned := func(id string) bool { return ordered[id] }
+	mentioned := func(id string) bool { _, ok := firstOrder[id]; return ok }
 	for i := range ix.l.Live {
 		if ix.serverOnly(i, mentioned) {
 			ix.out = append(ix.out, Slot{Live: int32(i), Patch: -1})
 		}
 	}
-	done := make(map[string]bool, len(ix.l.Order))
-	for _, id := range ix.l.Order {
-		if done[id] {
-			continue
+	for i, id := range ix.l.Order {
+		if firstOrder[id] != i {
+			continue // a repeated entry
 		}
-		done[id] = true
 		_, live := ix.firstLive[id]
 		if j := ix.patchFor(id); live || j >= 0 {
 			ix.emit(id, j)
