@@ -64,11 +64,11 @@ func newIndex(l List) *index {
 	return ix
 }
 
-// emit appends identity id's slot: its live items (the first merged with
-// patch item j) or patch item j alone.
-func (ix *index) emit(id string, j int32) {
-	first, live := ix.firstLive[id]
-	if !live {
+// emit appends the slots of an identity whose first live item is first (-1:
+// none): its live items, the first merged with patch item j, or patch item j
+// alone.
+func (ix *index) emit(first, j int32) {
+	if first < 0 {
 		ix.out = append(ix.out, Slot{Live: -1, Patch: j})
 		return
 	}
@@ -76,6 +76,13 @@ func (ix *index) emit(id string, j int32) {
 	for k := ix.nextDup[first]; k >= 0; k = ix.nextDup[k] {
 		ix.out = append(ix.out, Slot{Live: k, Patch: -1})
 	}
+}
+
+func (ix *index) liveFor(id string) int32 {
+	if i, ok := ix.firstLive[id]; ok {
+		return i
+	}
+	return -1
 }
 
 func (ix *index) patchFor(id string) int32 {
@@ -96,25 +103,42 @@ func (ix *index) serverOnly(i int, mentioned func(string) bool) bool {
 }
 
 func (ix *index) withOrder() []Slot {
-	// firstOrder: identity -> its first entry in the directive.
-	firstOrder := make(map[string]int, len(ix.l.Order))
-	for i := len(ix.l.Order) - 1; i >= 0; i-- {
-		firstOrder[ix.l.Order[i]] = i
+	// Each directive entry is looked up once; its identity's state is then
+	// kept by its first live item or, if it has none, by its patch item.
+	type found struct{ live, patch int32 }
+	entries := make([]found, len(ix.l.Order))
+	listed := make([]bool, len(ix.l.Live)) // live item mentioned by the directive
+	for k, id := range ix.l.Order {
+		f := found{ix.liveFor(id), ix.patchFor(id)}
+		entries[k] = f
+		if f.live >= 0 && !listed[f.live] {
+			for i := f.live; i >= 0; i = ix.nextDup[i] {
+				listed[i] = true
+			}
+		}
 	}
-	mentioned := func(id string) bool { _, ok := firstOrder[id]; return ok }
 	for i := range ix.l.Live {
-		if ix.serverOnly(i, mentioned) {
+		if !ix.gone[i] && !listed[i] {
 			ix.out = append(ix.out, Slot{Live: int32(i), Patch: -1})
 		}
 	}
-	for i, id := range ix.l.Order {
-		if firstOrder[id] != i {
-			continue // a repeated entry
+	emittedPatch := make([]bool, len(ix.l.Patch))
+	for _, f := range entries {
+		switch {
+		case f.live >= 0:
+			if !listed[f.live] {
+				continue // a repeated entry
+			}
+			listed[f.live] = false
+		case f.patch >= 0:
+			if emittedPatch[f.patch] {
+				continue
+			}
+			emittedPatch[f.patch] = true
+		default:
+			continue // in neither list
 		}
-		_, live := ix.firstLive[id]
-		if j := ix.patchFor(id); live || j >= 0 {
-			ix.emit(id, j)
-		}
+		ix.emit(f.live, f.patch)
 	}
 	return ix.out
 }
@@ -147,7 +171,7 @@ func (ix *index) withoutOrder() []Slot {
 			ix.out = append(ix.out, Slot{Live: serverOnly[s], Patch: -1})
 			s++
 		}
-		ix.emit(id, int32(j))
+		ix.emit(ix.liveFor(id), int32(j))
 	}
 	for ; s < len(serverOnly); s++ {
 		ix.out = append(ix.out, Slot{Live: serverOnly[s], Patch: -1})
