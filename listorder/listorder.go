@@ -32,6 +32,8 @@
 // position, putting new items before server-only ones.
 package listorder
 
+import "strconv"
+
 import "slices"
 
 // Mode selects the ordering rules.
@@ -133,4 +135,23 @@ func checkOrder(l List, mode Mode) error {
 		o++
 	}
 	return nil
+}
+
+// JoinKey combines the identities of a multi-field merge key's values into one
+// identity; each part is length-prefixed, so no two tuples collide.
+func JoinKey(parts []string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 4
+	}
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		b = strconv.AppendInt(b, int64(len(p)), 10)
+		b = append(b, ':')
+		b = append(b, p...)
+	}
+	return string(b)
 }

@@ -3,6 +3,8 @@ package strategicpatch
 import (
 	"strings"
 
+	"github.com/stratadev/strata/listorder"
+
 	"github.com/stratadev/strata/schema"
 )
 
@@ -146,35 +148,17 @@ func (c *creator[N, R]) identity(it N, keys []string) (string, bool) {
 	if c.r.kind(it) != Map {
 		return "", false
 	}
-	var b strings.Builder
-	for _, key := range keys {
+	parts := make([]string, len(keys))
+	for i, key := range keys {
 		v, ok := c.r.lookup(it, key)
 		if !ok || !c.r.kind(v).scalar() {
 			return "", false
 		}
-		id := c.r.identity(v)
-		if len(keys) == 1 {
-			return id, true
-		}
-		b.WriteString(itoa(len(id)))
-		b.WriteByte(':')
-		b.WriteString(id)
+		parts[i] = c.r.identity(v)
 	}
-	return b.String(), true
+	return listorder.JoinKey(parts), true
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	for ; n > 0; n /= 10 {
-		i--
-		buf[i] = byte('0' + n%10)
-	}
-	return string(buf[i:])
-}
 
 func (c *creator[N, R]) keyText(it N, keys []string) string {
 	parts := make([]string, 0, len(keys))

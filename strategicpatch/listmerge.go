@@ -2,7 +2,6 @@ package strategicpatch
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/stratadev/strata/listorder"
@@ -216,17 +215,15 @@ func (lm *listMerge[N, R, W]) identity(item N) (id string, ok bool, err error) {
 	if len(lm.keys) == 1 {
 		return lm.keyValue(item, lm.keys[0])
 	}
-	var b strings.Builder
-	for _, key := range lm.keys {
+	parts := make([]string, len(lm.keys))
+	for i, key := range lm.keys {
 		v, ok, err := lm.keyValue(item, key)
 		if !ok || err != nil {
 			return "", ok, err
 		}
-		b.WriteString(strconv.Itoa(len(v)))
-		b.WriteByte(':')
-		b.WriteString(v)
+		parts[i] = v
 	}
-	return b.String(), true, nil
+	return listorder.JoinKey(parts), true, nil
 }
 
 func (lm *listMerge[N, R, W]) keyValue(item N, key string) (string, bool, error) {

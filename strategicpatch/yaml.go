@@ -250,3 +250,18 @@ func ApplyYAML(original, patch *yaml.Node, t schema.Type, opts Options) (*yaml.N
 	}
 	return doc, nil
 }
+
+// YAMLIdentity returns the identity of a list element as the engine sees it:
+// its merge-key values for a map (keys given), its value for a primitive.
+// ok is false when a key field is missing or not a primitive.
+func YAMLIdentity(item *yaml.Node, keys []string) (id string, ok bool) {
+	return (&creator[*yaml.Node, yamlReader]{}).identity(resolve(item), keys)
+}
+
+// YAMLEqual reports whether two YAML values are the same value: maps with
+// equal members in any order, lists with equal items in order, scalars equal
+// as JSON values (80 and 0x50 are equal; 80 and "80" are not). Comments and
+// styles do not count.
+func YAMLEqual(a, b *yaml.Node) bool {
+	return equal[*yaml.Node](yamlReader{}, resolve(a), resolve(b))
+}
