@@ -159,7 +159,6 @@ func (c *creator[N, R]) identity(it N, keys []string) (string, bool) {
 	return listorder.JoinKey(parts), true
 }
 
-
 func (c *creator[N, R]) keyText(it N, keys []string) string {
 	parts := make([]string, 0, len(keys))
 	for _, key := range keys {
