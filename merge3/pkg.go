@@ -1,0 +1,124 @@
+package merge3
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// pkgFile is one file of a package.
+type pkgFile struct {
+	rel  string // slash-separated path inside the package
+	data []byte
+	krm  bool // a YAML file of KRM resources (or a Kptfile)
+	docs []*yaml.Node
+}
+
+// pkg is one version of a package: its files, and its resources by identity.
+type pkg struct {
+	files     []*pkgFile
+	byRel     map[string]*pkgFile
+	resources map[string]*resource
+	order     []*resource // in file, then document order
+}
+
+func isKRMFile(rel string) bool {
+	base := filepath.Base(rel)
+	return base == "Kptfile" || strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")
+}
+
+// readDir reads a package directory; a missing directory is an empty package.
+func readDir(root string, skip func(string) bool) (*pkg, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == root {
+				return fs.SkipAll
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" || (rel != "." && skip != nil && skip(rel)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files[rel] = data
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading package %s: %w", root, err)
+	}
+	return newPkg(files)
+}
+
+// newPkg parses a package's files, given by relative path.
+func newPkg(files map[string][]byte) (*pkg, error) {
+	p := &pkg{byRel: map[string]*pkgFile{}, resources: map[string]*resource{}}
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		f := &pkgFile{rel: rel, data: files[rel], krm: isKRMFile(rel)}
+		if f.krm {
+			if err := p.parse(f); err != nil {
+				return nil, err
+			}
+		}
+		p.files = append(p.files, f)
+		p.byRel[rel] = f
+	}
+	return p, nil
+}
+
+// parse reads a KRM file's documents and indexes its resources.
+func (p *pkg) parse(f *pkgFile) error {
+	dec := yaml.NewDecoder(bytes.NewReader(f.data))
+	for i := 0; ; i++ {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: invalid YAML: %w", f.rel, err)
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		node := doc.Content[0]
+		if node.Kind != yaml.MappingNode || scalar(lookup(node, "apiVersion")) == "" || scalar(lookup(node, "kind")) == "" {
+			return fmt.Errorf("%s: document %d is not a KRM resource (it needs apiVersion and kind)", f.rel, i+1)
+		}
+		f.docs = append(f.docs, &doc)
+		r := &resource{file: f, doc: &doc, node: node, id: originIdentity(node)}
+		_, r.title = identity(node)
+		if scalar(lookup(node, "kind")) == "Kptfile" {
+			r.id = "kpt.dev|Kptfile|" + filepath.ToSlash(filepath.Dir(f.rel))
+		}
+		if prev, dup := p.resources[r.id]; dup {
+			return fmt.Errorf("%s: %s has the same identity as a resource in %s", f.rel, r.title, prev.file.rel)
+		}
+		p.resources[r.id] = r
+		p.order = append(p.order, r)
+	}
+}
