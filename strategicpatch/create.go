@@ -185,13 +185,13 @@ func (c *creator[N, R]) checkSameShape(o, m side[N]) error {
 func (c *creator[N, R]) diffValue(o, m, cur side[N], f schema.Field) (*ptree[N], error) {
 	mk, ck := m.kind(c.r), cur.kind(c.r)
 	switch {
-	case !cur.has || ck != mk:
-		c.conflict(o, cur)
-		return copyOf(m.n), nil
-	case mk == Map && !f.Strategy.Has(schema.Replace):
+	case cur.has && ck == mk && mk == Map && !f.Strategy.Has(schema.Replace):
 		return c.diffNestedMap(o, m, cur, f)
-	case equal(c.r, cur.n, m.n):
+	case cur.has && ck == mk && equal(c.r, cur.n, m.n):
 		return nil, nil
+	}
+	if err := c.checkCopy(m.n, f); err != nil {
+		return nil, err
 	}
 	c.conflict(o, cur)
 	return copyOf(m.n), nil

@@ -41,16 +41,9 @@ type indexedList[N any] struct {
 // maps, so the work is linear in the lists' lengths.
 func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N], error) {
 	var lp listPatch[N]
-	keys := f.MergeKeys
-	maps, err := c.listOfMaps(o, m, cur)
+	keys, err := c.mergeKeys(f, o, m, cur)
 	if err != nil {
 		return lp, err
-	}
-	if maps && len(keys) == 0 {
-		return lp, c.path.errorf(ErrMissingMergeKey, "the list holds maps and has a merge strategy, but the schema gives no merge key")
-	}
-	if !maps {
-		keys = nil
 	}
 	mods, err := c.index(m.n, keys, "modified", true)
 	if err != nil {
@@ -79,6 +72,19 @@ func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N
 		lp.order = c.orderDirective(mods, keys)
 	}
 	return lp, nil
+}
+
+// mergeKeys returns the keys a merge list's items are identified by: the
+// schema's merge keys for maps, none for primitives.
+func (c *creator[N, R]) mergeKeys(f schema.Field, sides ...side[N]) ([]string, error) {
+	maps, err := c.listOfMaps(sides...)
+	if err != nil || !maps {
+		return nil, err
+	}
+	if len(f.MergeKeys) == 0 {
+		return nil, c.path.errorf(ErrMissingMergeKey, "the list holds maps and has a merge strategy, but the schema gives no merge key")
+	}
+	return f.MergeKeys, nil
 }
 
 // listOfMaps tells whether a merge list holds maps, rejecting mixtures.
@@ -228,6 +234,12 @@ func (c *creator[N, R]) changes(origs, mods, curs *indexedList[N], keys []string
 		var item *ptree[N]
 		switch {
 		case !inCur:
+			c.path.pushIndex(j)
+			err := c.checkCopy(mv, schema.Field{Type: elem})
+			c.path.pop()
+			if err != nil {
+				return false, err
+			}
 			if oi, inOrig := origs.first[id]; inOrig {
 				// Another writer deleted an element modified still has.
 				c.path.pushIndex(j)
