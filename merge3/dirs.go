@@ -273,14 +273,11 @@ func (b *builder) render() ([]*outFile, error) {
 	var files []*outFile
 	for _, rel := range b.order {
 		f := b.out[rel]
-		if f.style == nil && !f.changed { // text file
-			files = append(files, f)
-			continue
-		}
-		if len(f.docs) == 0 {
+		switch {
+		case !f.changed: // untouched: its bytes as they were, even with no resource
+		case len(f.docs) == 0:
 			continue // every resource of the file is gone
-		}
-		if f.changed {
+		default:
 			data, err := encodeDocs(f.docs, f.style)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", rel, err)

@@ -109,6 +109,9 @@ func (p *pkg) parse(f *pkgFile) error {
 		if node.Kind != yaml.MappingNode || scalar(lookup(node, "apiVersion")) == "" || scalar(lookup(node, "kind")) == "" {
 			return fmt.Errorf("%s: document %d is not a KRM resource (it needs apiVersion and kind)", f.rel, i+1)
 		}
+		if err := checkKeys(node, ""); err != nil {
+			return fmt.Errorf("%s: document %d: %w", f.rel, i+1, err)
+		}
 		f.docs = append(f.docs, &doc)
 		r := &resource{file: f, doc: &doc, node: node, id: originIdentity(node)}
 		_, r.title = identity(node)
@@ -121,4 +124,30 @@ func (p *pkg) parse(f *pkgFile) error {
 		p.resources[r.id] = r
 		p.order = append(p.order, r)
 	}
+}
+
+// checkKeys rejects a map naming one key twice, which YAML forbids and which
+// would make the merge ambiguous.
+func checkKeys(n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if seen[key] {
+				return fmt.Errorf("%s: key %q appears twice", strings.TrimPrefix(path+"."+key, "."), key)
+			}
+			seen[key] = true
+			if err := checkKeys(n.Content[i+1], path+"."+key); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			if err := checkKeys(item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
