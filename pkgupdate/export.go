@@ -19,7 +19,7 @@ var ErrNoDirectory = errors.New("no such directory in the commit")
 // Export writes the files of directory (relative to the repository root,
 // "/" for the root) at commit into dest, an existing directory.
 func (c *Clone) Export(ctx context.Context, commit, directory, dest string) error {
-	treeish := commit
+	treeish := commit + "^{tree}"
 	if dir := strings.Trim(path.Clean("/"+directory), "/"); dir != "" {
 		treeish = commit + ":" + dir
 	}

@@ -24,11 +24,11 @@ type GitError struct {
 }
 
 func (e *GitError) Error() string {
-	msg := strings.TrimSpace(e.Stderr)
+	msg, _, _ := strings.Cut(strings.TrimSpace(e.Stderr), "\n")
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), strings.ReplaceAll(msg, "\n", "; "))
+	return fmt.Sprintf("git %s: %s", e.Args[0], msg)
 }
 
 func (e *GitError) Unwrap() error { return e.Err }

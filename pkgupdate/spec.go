@@ -120,8 +120,7 @@ func splitLocal(s string) (Spec, error) {
 			break
 		}
 	}
-	// Not inside a repository: let git say so about the path as given.
-	return Spec{Repo: prefix + p, Directory: "/"}, nil
+	return Spec{}, fmt.Errorf("%s: %w", s, ErrNotGitRepo)
 }
 
 func isRepoDir(dir string) bool {
