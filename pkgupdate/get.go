@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stratadev/strata/merge3"
 )
 
 // GetOptions says what Get fetches and where.
@@ -52,7 +51,7 @@ func Get(ctx context.Context, opts GetOptions) (*GetResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := merge3.Annotate(filepath.Join(stage, "pkg"), merge3.Options{}); err != nil {
+	if err := annotate(filepath.Join(stage, "pkg")); err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Dest, err)
 	}
 	os.Remove(dest) // an empty directory the package replaces

@@ -8,10 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/stratadev/strata/merge3"
 )
 
 // nestedPackages returns the directories under root (relative slash paths)
-// that hold a package with an upstream of its own, not looking inside them.
+// that hold a package (a Kptfile), not looking inside them. Each is merged
+// on its own, as kpt merges subpackages, so resources of two nested
+// packages never meet.
 func nestedPackages(root string) ([]string, error) {
 	var found []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -27,15 +31,12 @@ func nestedPackages(root string) ([]string, error) {
 		if d.Name() == ".git" {
 			return fs.SkipDir
 		}
-		kf, err := ReadKptfile(p)
+		_, err = ReadKptfile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		if kf.Upstream() == nil {
-			return nil
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
@@ -76,6 +77,24 @@ func skipper(dirs []string) func(rel string) bool {
 	return func(rel string) bool { return set[filepath.ToSlash(rel)] }
 }
 
+// annotate adds kpt's rename-tracking marks to the package in dir and,
+// separately, to each nested package.
+func annotate(dir string) error {
+	nested, err := nestedPackages(dir)
+	if err != nil {
+		return err
+	}
+	if err := merge3.Annotate(dir, merge3.Options{SkipDir: skipper(nested)}); err != nil {
+		return err
+	}
+	for _, p := range nested {
+		if err := annotate(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fetchUnfetched fetches, under dir, every nested package that declares
 // an upstream but has no upstreamLock yet (kpt's remote subpackages), and
 // looks for more inside the fetched ones.
@@ -90,7 +109,7 @@ func (f *fetcher) fetchUnfetched(ctx context.Context, dir string) error {
 		if err != nil {
 			return err
 		}
-		if kf.UpstreamLock() != nil {
+		if kf.Upstream() == nil || kf.UpstreamLock() != nil {
 			if err := f.fetchUnfetched(ctx, p); err != nil {
 				return err
 			}

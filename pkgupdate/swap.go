@@ -91,3 +91,14 @@ func recoverSwap(dir string) error {
 	}
 	return nil
 }
+
+// discardStage removes a stage once Update returns, putting the old
+// package back first if a failure (or a panic) struck between the renames.
+func discardStage(dir, stage string) {
+	if old := filepath.Join(stage, oldName); !exists(dir) && exists(old) {
+		if os.Rename(old, dir) != nil {
+			return // keep the stage: the old package is still in it
+		}
+	}
+	os.RemoveAll(stage)
+}

@@ -61,7 +61,7 @@ func Update(ctx context.Context, opts UpdateOptions) (*UpdateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(stage)
+	defer discardStage(dir, stage)
 	u := &updater{opts: opts, fetch: newFetcher(), res: &UpdateResult{}}
 	defer u.fetch.close()
 	if err := u.updatePackage(ctx, dir, filepath.Join(stage, stagedName), opts.Ref, opts.Strategy, "."); err != nil {
@@ -149,6 +149,12 @@ func (u *updater) updateNested(ctx context.Context, out string, parent *Kptfile,
 		kf, err := ReadKptfile(sub)
 		if err != nil {
 			return err
+		}
+		if kf.Upstream() == nil { // a local subpackage: look inside
+			if err := u.updateNested(ctx, sub, parent, parentUp, path.Join(rel, p)); err != nil {
+				return err
+			}
+			continue
 		}
 		ref := ""
 		if up := kf.Upstream(); u.opts.Ref != "" && followsParent(up, parentUp) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 
-	"github.com/stratadev/strata/merge3"
 )
 
 // versions are the two upstream versions an update combines with local:
@@ -43,7 +42,7 @@ func (u *updater) fetchVersions(ctx context.Context, kf *Kptfile, up *Upstream, 
 		return nil, err
 	}
 	for _, d := range []string{v.orig, v.upd} {
-		if err := merge3.Annotate(d, merge3.Options{}); err != nil {
+		if err := annotate(d); err != nil {
 			v.close()
 			return nil, err
 		}
