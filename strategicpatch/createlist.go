@@ -165,19 +165,7 @@ func (c *creator[N, R]) identity(it N, keys []string) (string, bool) {
 	return listorder.JoinKey(parts), true
 }
 
-func (c *creator[N, R]) keyText(it N, keys []string) string {
-	parts := make([]string, 0, len(keys))
-	for _, key := range keys {
-		if v, ok := c.r.lookup(it, key); ok {
-			if c.r.kind(v) == String {
-				parts = append(parts, key+"="+c.r.text(v))
-			} else {
-				parts = append(parts, key+"="+c.r.identity(v))
-			}
-		}
-	}
-	return strings.Join(parts, ",")
-}
+func (c *creator[N, R]) keyText(it N, keys []string) string { return keyText(c.r, it, keys) }
 
 // deletions removes what original had, modified dropped and current still
 // has: `$patch: delete` elements for maps, $deleteFromPrimitiveList values

@@ -238,21 +238,7 @@ func (lm *listMerge[N, R, W]) keyValue(item N, key string) (string, bool, error)
 	return e.r.identity(v), true, nil
 }
 
-// keyText names a list element by its merge key for paths: "name=web".
-func (lm *listMerge[N, R, W]) keyText(item N) string {
-	e := lm.e
-	parts := make([]string, 0, len(lm.keys))
-	for _, key := range lm.keys {
-		if v, ok := e.r.lookup(item, key); ok {
-			if e.r.kind(v) == String {
-				parts = append(parts, key+"="+e.r.text(v))
-			} else {
-				parts = append(parts, key+"="+e.r.identity(v))
-			}
-		}
-	}
-	return strings.Join(parts, ",")
-}
+func (lm *listMerge[N, R, W]) keyText(item N) string { return keyText(lm.e.r, item, lm.keys) }
 
 func (lm *listMerge[N, R, W]) planError(err error) error {
 	e := lm.e
@@ -272,4 +258,20 @@ func (lm *listMerge[N, R, W]) patchName(j int) string {
 		return lm.plan.Patch[j]
 	}
 	return lm.keyText(lm.patch[j])
+}
+
+// keyText names a list element by its merge key for paths and messages:
+// "name=web", "port=80,protocol=TCP".
+func keyText[N any, R reader[N]](r R, item N, keys []string) string {
+	parts := make([]string, 0, len(keys))
+	for _, key := range keys {
+		if v, ok := r.lookup(item, key); ok {
+			if r.kind(v) == String {
+				parts = append(parts, key+"="+r.text(v))
+			} else {
+				parts = append(parts, key+"="+r.identity(v))
+			}
+		}
+	}
+	return strings.Join(parts, ",")
 }
