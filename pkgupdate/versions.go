@@ -3,7 +3,6 @@ package pkgupdate
 import (
 	"context"
 	"os"
-
 )
 
 // versions are the two upstream versions an update combines with local:
