@@ -46,7 +46,7 @@ func Update(ctx context.Context, opts UpdateOptions) (*UpdateResult, error) {
 	if err := recoverSwap(dir); err != nil {
 		return nil, err
 	}
-	if _, err := ReadKptfile(dir); err != nil {
+	if _, err := ReadKptfile(opts.Dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no Kptfile; not a kpt package", filepath.Join(opts.Dir, KptfileName))
 		}
@@ -87,6 +87,7 @@ func (u *updater) updatePackage(ctx context.Context, local, out, ref string, str
 	if err != nil {
 		return err
 	}
+	kf.File = filepath.Join(u.opts.Dir, rel, KptfileName) // as the user names it
 	up := kf.Upstream()
 	if err := checkUpstream(kf, up, ref); err != nil {
 		return err
