@@ -29,7 +29,7 @@ func (u *updater) mergeTree(orig, upd, local, out string, strategy Strategy, rel
 	case ResourceMerge:
 		err = u.resourceMerge(orig, upd, local, out, rel, skip)
 	case FastForward:
-		err = fastForward(orig, upd, local, out, rel, root, skip)
+		err = fastForward(orig, upd, local, out, filepath.Join(u.opts.Dir, rel), root, skip)
 	case ForceDeleteReplace:
 		err = replace(upd, local, out, root, skip)
 	case CopyMerge:

@@ -24,7 +24,7 @@ func (e *LocalChangesError) Error() string {
 // fastForward takes upstream's version, refusing when local differs from
 // the original in anything but the Kptfile's upstream, upstreamLock and
 // name (which get sets).
-func fastForward(orig, upd, local, out, rel string, root bool, skip func(string) bool) error {
+func fastForward(orig, upd, local, out, name string, root bool, skip func(string) bool) error {
 	changed, err := changedFiles(orig, local, skip)
 	if err != nil {
 		return err
@@ -42,11 +42,7 @@ func fastForward(orig, upd, local, out, rel string, root bool, skip func(string)
 		files = append(files, f)
 	}
 	if len(files) > 0 {
-		pkg := rel
-		if rel == "." {
-			pkg = local
-		}
-		return &LocalChangesError{Package: pkg, Files: files}
+		return &LocalChangesError{Package: name, Files: files}
 	}
 	return replace(upd, local, out, root, skip)
 }

@@ -159,6 +159,9 @@ func runPkgUpdate(cmd *cobra.Command, args []string, f pkgUpdateFlags) error {
 	res, err := pkgupdate.Update(cmd.Context(), opts)
 	var ce *merge3.ConflictsError
 	if errors.As(err, &ce) {
+		for i := range ce.Conflicts {
+			ce.Conflicts[i].Taken = "neither (--on-conflict fail)"
+		}
 		printConflicts(cmd.ErrOrStderr(), ce.Conflicts)
 		return fmt.Errorf("%s: %d conflicting field(s); nothing changed", opts.Dir, len(ce.Conflicts))
 	}
