@@ -66,6 +66,16 @@ func TestConflictPolicies(t *testing.T) {
 
 // TestRenameTracking: local renamed a resource kpt annotated; upstream's
 // change still reaches it, and nothing is duplicated.
+func TestConflictPathNamesListElements(t *testing.T) {
+	_, report, err := Files("app.yaml", deploy("1", "nginx:1.0"), deploy("1", "nginx:2.0"), deploy("1", "nginx:mine"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Conflicts) != 1 || report.Conflicts[0].Path != "spec.template.spec.containers[name=web].image" {
+		t.Errorf("conflicts: %+v", report.Conflicts)
+	}
+}
+
 func TestRenameTracking(t *testing.T) {
 	o := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: \"1\"\n")
 	u := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: \"1\"\n  b: \"2\"\n")

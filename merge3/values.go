@@ -65,7 +65,7 @@ func (m *merger) conflict(u, l *yaml.Node) ConflictPolicy {
 		taken = TakeUpstream
 	}
 	m.report.Conflicts = append(m.report.Conflicts, Conflict{
-		File: m.file, Resource: m.resource, Path: strings.Join(m.path, "."),
+		File: m.file, Resource: m.resource, Path: joinPath(m.path),
 		Upstream: oneLine(u), Local: oneLine(l), Taken: string(taken),
 	})
 	return taken
@@ -174,4 +174,16 @@ func (m *merger) element(id string, o, u, l *yaml.Node, elem schema.Type) *yaml.
 		return nil
 	}
 	return m.value(o, u, l, schema.Field{Type: elem})
+}
+
+// joinPath writes a field path as "spec.containers[name=web].image".
+func joinPath(elems []string) string {
+	var b strings.Builder
+	for _, e := range elems {
+		if b.Len() > 0 && !strings.HasPrefix(e, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e)
+	}
+	return b.String()
 }
