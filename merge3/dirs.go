@@ -247,8 +247,18 @@ func (b *builder) mergeText(rel string) ([]byte, bool) {
 	case bytes.Equal(u, l) && (uf == nil) == (lf == nil):
 		return l, lf != nil
 	}
+	if of != nil && uf != nil && lf != nil {
+		takeUpstream := b.opts.OnConflict != KeepLocal
+		if merged, conflicts, ok := mergeLines(o, u, l, takeUpstream); ok {
+			for _, c := range conflicts {
+				m := &merger{opts: b.opts, report: b.report, file: rel, path: []string{describeLines(c)}}
+				m.conflict(textNode(c.upstream), textNode(c.local))
+			}
+			return merged, true
+		}
+	}
 	m := &merger{opts: b.opts, report: b.report, file: rel}
-	if m.conflict(textNode(uf), textNode(lf)) == TakeUpstream {
+	if m.conflict(fileNode(uf), fileNode(lf)) == TakeUpstream {
 		return u, uf != nil
 	}
 	return l, lf != nil
@@ -261,11 +271,17 @@ func fileData(f *pkgFile) []byte {
 	return f.data
 }
 
-func textNode(f *pkgFile) *yaml.Node {
+// fileNode stands for a whole file in a conflict report.
+func fileNode(f *pkgFile) *yaml.Node {
 	if f == nil {
 		return nil
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: fmt.Sprintf("<%d bytes>", len(f.data))}
+}
+
+// textNode stands for lines of text in a conflict report.
+func textNode(lines []byte) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(lines)}
 }
 
 // render produces the bytes of every output file, in a stable order.
