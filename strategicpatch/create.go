@@ -202,18 +202,44 @@ func (c *creator[N, R]) diffNestedMap(o, m, cur side[N], f schema.Field) (*ptree
 		o.has = false
 	}
 	sub, err := c.diffMap(o, m, cur, f.Type)
-	if err != nil || sub == nil {
-		return nil, err
+	if err != nil || !f.Strategy.Has(schema.RetainKeys) {
+		return sub, err
 	}
-	if f.Strategy.Has(schema.RetainKeys) {
-		keys := &ptree[N]{kind: pList}
-		c.r.members(m.n, func(key string, _, v N) bool {
-			if c.r.kind(v) != Null {
-				keys.items = append(keys.items, &ptree[N]{kind: pString, text: key})
-			}
-			return true
-		})
-		sub.entries = append([]pentry[N]{{key: retainKeysKey, val: keys}}, sub.entries...)
+	return c.withRetainKeys(sub, m.n, cur.n), nil
+}
+
+// withRetainKeys adds $retainKeys, listing modified's keys, to the patch of
+// a map with the retainKeys strategy, as apimachinery does: when modified
+// has keys, and the map changes or current holds a key modified lacks,
+// which the directive then clears. sub is the map's patch, nil when nothing
+// else changes.
+func (c *creator[N, R]) withRetainKeys(sub *ptree[N], m, cur N) *ptree[N] {
+	keys := &ptree[N]{kind: pList}
+	c.r.members(m, func(key string, _, v N) bool {
+		if c.r.kind(v) != Null {
+			keys.items = append(keys.items, &ptree[N]{kind: pString, text: key})
+		}
+		return true
+	})
+	if len(keys.items) == 0 || sub == nil && !c.hasExtraKey(cur, m) {
+		return sub
 	}
-	return sub, nil
+	if sub == nil {
+		sub = &ptree[N]{kind: pMap}
+	}
+	sub.entries = append([]pentry[N]{{key: retainKeysKey, val: keys}}, sub.entries...)
+	return sub
+}
+
+// hasExtraKey reports whether map cur has a non-null member map m lacks.
+func (c *creator[N, R]) hasExtraKey(cur, m N) bool {
+	extra := false
+	c.r.members(cur, func(key string, _, v N) bool {
+		if c.r.kind(v) != Null {
+			_, has := c.r.lookup(m, key)
+			extra = !has
+		}
+		return !extra
+	})
+	return extra
 }

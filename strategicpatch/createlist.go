@@ -59,12 +59,8 @@ func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N
 			return lp, err
 		}
 	}
-	var elem schema.Type
-	if f.Type != nil {
-		elem = f.Type.Elem()
-	}
 	c.deletions(origs, mods, curs, keys, &lp)
-	changed, err := c.changes(origs, mods, curs, keys, elem, &lp)
+	changed, err := c.changes(origs, mods, curs, keys, f, &lp)
 	if err != nil {
 		return lp, err
 	}
@@ -214,47 +210,29 @@ func (c *creator[N, R]) addKeyFields(p *ptree[N], item N, keys []string) {
 
 // changes adds modified's new and changed items, in modified's order, and
 // reports whether there were any.
-func (c *creator[N, R]) changes(origs, mods, curs *indexedList[N], keys []string, elem schema.Type, lp *listPatch[N]) (bool, error) {
+func (c *creator[N, R]) changes(origs, mods, curs *indexedList[N], keys []string, f schema.Field, lp *listPatch[N]) (bool, error) {
+	var elem schema.Type
+	if f.Type != nil {
+		elem = f.Type.Elem()
+	}
 	changed := false
 	for j, id := range mods.ids {
-		mv := mods.nodes[j]
-		ci, inCur := curs.first[id]
 		var item *ptree[N]
+		var err error
+		ci, inCur := curs.first[id]
 		switch {
 		case !inCur:
-			c.path.pushIndex(j)
-			err := c.checkCopy(mv, schema.Field{Type: elem})
-			c.path.pop()
-			if err != nil {
-				return false, err
-			}
-			if oi, inOrig := origs.first[id]; inOrig {
-				// Another writer deleted an element modified still has.
-				c.path.pushIndex(j)
-				c.conflict(side[N]{origs.nodes[oi], true}, side[N]{})
-				c.path.pop()
-			}
-			item = copyOf(mv)
+			item, err = c.newItem(origs, mods, j, elem)
 		case len(keys) == 0:
 			continue
 		default:
-			oi, inOrig := origs.first[id]
-			var os side[N]
-			if inOrig {
-				os = side[N]{origs.nodes[oi], true}
-			}
-			c.path.pushKeyed(c.keyText(mv, keys))
-			sub, err := c.diffMap(os, side[N]{mv, true}, side[N]{curs.nodes[ci], true}, elem)
-			c.path.pop()
-			if err != nil {
-				return false, err
-			}
-			if sub == nil {
-				continue
-			}
-			item = &ptree[N]{kind: pMap}
-			c.addKeyFields(item, mv, keys)
-			item.entries = append(item.entries, sub.entriesWithout(keys)...)
+			item, err = c.changedItem(origs, mods, j, curs.nodes[ci], keys, f, elem)
+		}
+		if err != nil {
+			return false, err
+		}
+		if item == nil {
+			continue
 		}
 		changed = true
 		if lp.items == nil {
@@ -263,6 +241,48 @@ func (c *creator[N, R]) changes(origs, mods, curs *indexedList[N], keys []string
 		lp.items.items = append(lp.items.items, item)
 	}
 	return changed, nil
+}
+
+// newItem is the patch item for modified's item j, which current lacks: the
+// item whole. Another writer deleting an element modified still has is a
+// conflict.
+func (c *creator[N, R]) newItem(origs, mods *indexedList[N], j int, elem schema.Type) (*ptree[N], error) {
+	c.path.pushIndex(j)
+	defer c.path.pop()
+	mv := mods.nodes[j]
+	if err := c.checkCopy(mv, schema.Field{Type: elem}); err != nil {
+		return nil, err
+	}
+	if oi, inOrig := origs.first[mods.ids[j]]; inOrig {
+		c.conflict(side[N]{origs.nodes[oi], true}, side[N]{})
+	}
+	return copyOf(mv), nil
+}
+
+// changedItem is the patch item for modified's map item j against current's
+// item cv: its merge keys and the map's patch, or nil when nothing changes.
+func (c *creator[N, R]) changedItem(origs, mods *indexedList[N], j int, cv N, keys []string, f schema.Field, elem schema.Type) (*ptree[N], error) {
+	mv := mods.nodes[j]
+	var os side[N]
+	if oi, inOrig := origs.first[mods.ids[j]]; inOrig {
+		os = side[N]{origs.nodes[oi], true}
+	}
+	c.path.pushKeyed(c.keyText(mv, keys))
+	sub, err := c.diffMap(os, side[N]{mv, true}, side[N]{cv, true}, elem)
+	c.path.pop()
+	if err != nil {
+		return nil, err
+	}
+	if f.Strategy.Has(schema.RetainKeys) {
+		sub = c.withRetainKeys(sub, mv, cv)
+	}
+	if sub == nil {
+		return nil, nil
+	}
+	item := &ptree[N]{kind: pMap}
+	c.addKeyFields(item, mv, keys)
+	item.entries = append(item.entries, sub.entriesWithout(keys)...)
+	return item, nil
 }
 
 func (p *ptree[N]) entriesWithout(keys []string) []pentry[N] {
