@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"reflect"
+	"slices"
 	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
@@ -211,4 +212,45 @@ func kubernetesByDesign(err error, c genTriple) bool {
 	}
 	return errors.Is(err, strategicpatch.ErrType) &&
 		mixedMergeLists(c.st, c.origV, c.modV, c.cV)
+}
+
+// offShape reports a value the Go type does not allow: a list or a map
+// where the type has a scalar, a scalar or list where it has a struct or a
+// map, an unknown struct field (the generator writes a few on purpose).
+func offShape(v any, s *shape) bool {
+	if s == nil {
+		return true
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		switch s.kind {
+		case sStruct:
+			for k, x := range v {
+				i := slices.IndexFunc(s.fields, func(f field) bool { return f.name == k })
+				if i < 0 || offShape(x, s.fields[i].s) {
+					return true
+				}
+			}
+			return false
+		case sStrMap:
+			for _, x := range v {
+				if offShape(x, s.elem) {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	case []any:
+		if s.kind != sMergeMaps && s.kind != sMergePrims && s.kind != sReplaceList {
+			return true
+		}
+		for _, x := range v {
+			if s.kind != sMergePrims && offShape(x, s.elem) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.kind != sScalar && s.kind != sMergePrims
 }

@@ -257,7 +257,7 @@ func checkList(errs *[]string, p string, ol, ml, cl []any, rv any, f schema.Fiel
 		}
 		last = at
 		if mm, isMap := mi.(map[string]any); isMap {
-			checkThreeWay(errs, p+"["+id+"]", itemAt(ol, os, id), mm, itemAt(cl, cs, id), rl[at], elemOf(f.Type), false)
+			checkThreeWay(errs, p+"["+id+"]", itemAt(ol, os, id), mm, itemAt(cl, cs, id), rl[at], elemOf(f.Type), f.Strategy.Has(schema.RetainKeys))
 		}
 	}
 	ms := byID(ml, keys)

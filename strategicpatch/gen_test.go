@@ -2,6 +2,7 @@ package strategicpatch_test
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -544,11 +545,13 @@ func (g *gen) primsPatch(p map[string]any, f field, live []any) {
 func (g *gen) nulls(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		for k, x := range v {
+		// Sorted keys: the choices must not follow map iteration order, or
+		// a seed would not reproduce its cases.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if g.chance(0.1) {
 				v[k] = nil
 			} else {
-				g.nulls(x)
+				g.nulls(v[k])
 			}
 		}
 	case []any:
