@@ -1,7 +1,6 @@
 package strategicpatch
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -107,9 +106,24 @@ func (w *jsonWriter) null() {
 	w.buf = append(w.buf, "null"...)
 }
 
+// appendJSONString writes s as a JSON string, escaping only what JSON
+// requires and keeping every other byte: a key that is not valid UTF-8 must
+// come out as the input wrote it, or a directive naming it ($retainKeys,
+// $setElementOrder/<key>) would name another key.
 func appendJSONString(buf []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(buf, b...)
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
 }
 
 func (w *yamlWriter) keyText(key string) { w.stringValue(key) }
