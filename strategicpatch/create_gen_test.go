@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -80,8 +81,8 @@ func excluded(v any, t schema.Type) bool {
 	case nil:
 		return true
 	case map[string]any:
-		for k, x := range v {
-			f := fieldOf(t, k)
+		for _, k := range sortedKeys(v) {
+			x, f := v[k], fieldOf(t, k)
 			if l, ok := x.([]any); ok && f.Strategy.Has(schema.Merge) && hasDuplicateIDs(l, f.MergeKeys) {
 				return true
 			}
@@ -174,8 +175,8 @@ func mixedMergeLists(t schema.Type, docs ...any) bool {
 	walk = func(p string, v any, t schema.Type) {
 		switch v := v.(type) {
 		case map[string]any:
-			for k, x := range v {
-				f := fieldOf(t, k)
+			for _, k := range sortedKeys(v) {
+				x, f := v[k], fieldOf(t, k)
 				if l, ok := x.([]any); ok && f.Strategy.Has(schema.Merge) {
 					for _, it := range l {
 						if _, isMap := it.(map[string]any); isMap {
@@ -253,4 +254,10 @@ func offShape(v any, s *shape) bool {
 		return false
 	}
 	return s.kind != sScalar && s.kind != sMergePrims
+}
+
+// sortedKeys lists a map's keys in order: the walkers visit maps in a fixed
+// order, so that a fuzz input covers the same code every time it runs.
+func sortedKeys(m map[string]any) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -185,7 +185,8 @@ func checkThreeWay(errs *[]string, p string, o, m, c map[string]any, rv any, t s
 		*errs = append(*errs, fmt.Sprintf("%s: result %s, want a map", p, mustJSON(rv)))
 		return
 	}
-	for k, mv := range m {
+	for _, k := range sortedKeys(m) {
+		mv := m[k]
 		rv, ok := r[k]
 		if !ok {
 			*errs = append(*errs, fmt.Sprintf("%s.%s: missing, modified sets %s", p, k, mustJSON(mv)))
@@ -193,7 +194,8 @@ func checkThreeWay(errs *[]string, p string, o, m, c map[string]any, rv any, t s
 		}
 		checkValue(errs, p+"."+k, o[k], mv, c[k], rv, fieldOf(t, k))
 	}
-	for k, rv := range r {
+	for _, k := range sortedKeys(r) {
+		rv := r[k]
 		_, inM := m[k]
 		cv, inC := c[k]
 		if !inM && !inC {
@@ -206,7 +208,8 @@ func checkThreeWay(errs *[]string, p string, o, m, c map[string]any, rv any, t s
 			*errs = append(*errs, fmt.Sprintf("%s.%s: only current has it, changed from %s to %s", p, k, mustJSON(cv), mustJSON(rv)))
 		}
 	}
-	for k, cv := range c {
+	for _, k := range sortedKeys(c) {
+		cv := c[k]
 		_, inM := m[k]
 		_, inO := o[k]
 		if _, inR := r[k]; !inM && !inO && !inR && !retain {
