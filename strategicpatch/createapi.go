@@ -41,6 +41,10 @@ func CreateTwoWay(original, modified []byte, t schema.Type) ([]byte, error) {
 func CreateThreeWay(original, modified, current []byte, t schema.Type, overwrite bool) ([]byte, error) {
 	var tapes [3]*jsontape.Tape
 	for i, doc := range [3][]byte{original, modified, current} {
+		if i == 2 && sameBytes(current, original) {
+			tapes[2] = tapes[0] // the two-way patch: parse original once
+			break
+		}
 		if len(doc) == 0 {
 			doc = []byte("{}")
 		}
@@ -61,6 +65,11 @@ func CreateThreeWay(original, modified, current []byte, t schema.Type, overwrite
 	w := &jsonWriter{}
 	render[jnode](p, w, jnode{})
 	return w.buf, nil
+}
+
+// sameBytes reports whether a and b are the same slice of memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // CreateTwoWayYAML is CreateTwoWay on yaml.Node trees; the patch keeps the

@@ -116,7 +116,8 @@ func (c *creator[N, R]) listOfMaps(sides ...side[N]) (bool, error) {
 // index reads a list's items and identities. Modified may not hold one
 // identity twice; the others may (a real-world state, kubernetes#58477).
 func (c *creator[N, R]) index(n N, keys []string, which string, unique bool) (*indexedList[N], error) {
-	l := &indexedList[N]{first: make(map[string]int, c.r.count(n))}
+	size := c.r.count(n)
+	l := &indexedList[N]{nodes: make([]N, 0, size), ids: make([]string, 0, size), first: make(map[string]int, size)}
 	var err error
 	c.r.items(n, func(it N) bool {
 		id, ok := c.identity(it, keys)
@@ -263,6 +264,9 @@ func (c *creator[N, R]) newItem(origs, mods *indexedList[N], j int, elem schema.
 // item cv: its merge keys and the map's patch, or nil when nothing changes.
 func (c *creator[N, R]) changedItem(origs, mods *indexedList[N], j int, cv N, keys []string, f schema.Field, elem schema.Type) (*ptree[N], error) {
 	mv := mods.nodes[j]
+	if equal(c.r, mv, cv) {
+		return nil, nil // most items of a long list: no path text, no walk
+	}
 	var os side[N]
 	if oi, inOrig := origs.first[mods.ids[j]]; inOrig {
 		os = side[N]{origs.nodes[oi], true}
@@ -317,16 +321,31 @@ func sameRelativeOrder[N any](mods, curs *indexedList[N]) bool {
 }
 
 // orderDirective lists modified's items by their keys (maps) or values.
+// Its nodes come from three slabs, so a long list costs a few allocations,
+// not several per item.
 func (c *creator[N, R]) orderDirective(mods *indexedList[N], keys []string) *ptree[N] {
-	order := &ptree[N]{kind: pList, items: make([]*ptree[N], 0, len(mods.nodes))}
-	for _, n := range mods.nodes {
-		if len(keys) == 0 {
-			order.items = append(order.items, copyOf(n))
-			continue
+	n := len(mods.nodes)
+	order := &ptree[N]{kind: pList, items: make([]*ptree[N], n)}
+	slab := make([]ptree[N], n*(1+len(keys)))
+	if len(keys) == 0 {
+		for i, it := range mods.nodes {
+			slab[i] = ptree[N]{kind: pCopy, ref: it}
+			order.items[i] = &slab[i]
 		}
-		entry := &ptree[N]{kind: pMap}
-		c.addKeyFields(entry, n, keys)
-		order.items = append(order.items, entry)
+		return order
+	}
+	entries := make([]pentry[N], 0, n*len(keys))
+	vals := slab[n:]
+	for i, it := range mods.nodes {
+		start := len(entries)
+		for _, k := range keys {
+			v, _ := c.r.lookup(it, k) // index checked every item has its keys
+			vals[0] = ptree[N]{kind: pCopy, ref: v}
+			entries = append(entries, pentry[N]{key: k, val: &vals[0]})
+			vals = vals[1:]
+		}
+		slab[i] = ptree[N]{kind: pMap, entries: entries[start:len(entries):len(entries)]}
+		order.items[i] = &slab[i]
 	}
 	return order
 }
