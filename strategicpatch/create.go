@@ -16,6 +16,9 @@ type creator[N any, R reader[N]] struct {
 	// original there).
 	track     bool
 	conflicts []string
+	// twoWay is set when original and current are one document: the sides
+	// o and cur then always hold the same node.
+	twoWay bool
 }
 
 // conflict records the current path when current no longer holds what

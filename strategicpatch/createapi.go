@@ -54,7 +54,7 @@ func CreateThreeWay(original, modified, current []byte, t schema.Type, overwrite
 		}
 		tapes[i] = tp
 	}
-	c := &creator[jnode, jsonReader]{track: !overwrite}
+	c := &creator[jnode, jsonReader]{track: !overwrite, twoWay: tapes[2] == tapes[0]}
 	p, err := c.createRoot(jnode{tapes[0], 0}, jnode{tapes[1], 0}, jnode{tapes[2], 0}, t)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func CreateThreeWayYAML(original, modified, current *yaml.Node, t schema.Type, o
 			return nil, err
 		}
 	}
-	c := &creator[*yaml.Node, yamlReader]{track: !overwrite}
+	c := &creator[*yaml.Node, yamlReader]{track: !overwrite, twoWay: original == current}
 	p, err := c.createRoot(resolve(original), resolve(modified), resolve(current), t)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,9 @@ func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N
 		return lp, err
 	}
 	origs := &indexedList[N]{first: map[string]int{}}
-	if o.has && c.r.kind(o.n) == List {
+	if c.twoWay {
+		origs = curs // original is current: index it once
+	} else if o.has && c.r.kind(o.n) == List {
 		if origs, err = c.index(o.n, keys, "original", false); err != nil {
 			return lp, err
 		}
