@@ -51,7 +51,8 @@
 //     nulls drop and its directives apply. apimachinery stores new list
 //     elements and replaced content as written, nulls and directives included.
 //   - A key appearing twice in a patch map, or two elements of a patch list with
-//     one merge key, are rejected; apimachinery merges them in turn.
+//     one merge key, are rejected; apimachinery merges them in turn. A merge
+//     key whose value is null counts as missing.
 //   - A field the schema does not know merges (maps) or is replaced (lists);
 //     apimachinery rejects unknown fields of Go types when merging into them.
 //   - Live lists holding several elements with one merge key keep all of them:

@@ -229,8 +229,8 @@ func (lm *listMerge[N, R, W]) identity(item N) (id string, ok bool, err error) {
 func (lm *listMerge[N, R, W]) keyValue(item N, key string) (string, bool, error) {
 	e := lm.e
 	v, ok := e.r.lookup(item, key)
-	if !ok {
-		return "", false, nil
+	if !ok || (e.r.kind(v) == Null && !e.compat) {
+		return "", false, nil // a null key identifies nothing: it counts as missing
 	}
 	if !e.r.kind(v).scalar() {
 		return "", false, e.path.errorf(ErrType, "merge key %s is %s, want a primitive value", key, e.describe(v))
