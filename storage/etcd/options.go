@@ -60,6 +60,8 @@ type Config struct {
 	peerURL    url.URL
 	endpoints  []string
 	tlsEnabled bool
+	// autoPorts: the launcher chose the ports itself, so it may choose again.
+	autoPorts bool
 }
 
 // Complete validates o, applies defaults and picks free ports.
@@ -76,15 +78,23 @@ func (o Options) Complete() (*Config, error) {
 	}
 	o.DataDir = dir
 	o.applyDefaults()
-	if o.ClientPort, err = portOrFree(o.ClientPort); err != nil {
+	c := &Config{opts: o, autoPorts: o.ClientPort == 0 && o.PeerPort == 0 && o.InitialCluster == ""}
+	if err := c.choosePorts(); err != nil {
 		return nil, err
 	}
-	if o.PeerPort, err = portOrFree(o.PeerPort); err != nil {
-		return nil, err
-	}
-	c := &Config{opts: o, clientURL: loopbackURL(o.ClientPort), peerURL: loopbackURL(o.PeerPort)}
-	c.endpoints = []string{c.clientURL.String()}
 	return c, nil
+}
+
+// choosePorts fills in the client and peer ports left at 0 with free loopback
+// ports, distinct from each other, and derives the URLs from them.
+func (c *Config) choosePorts() error {
+	ports, err := freePorts(c.opts.ClientPort, c.opts.PeerPort)
+	if err != nil {
+		return err
+	}
+	c.clientURL, c.peerURL = loopbackURL(ports[0]), loopbackURL(ports[1])
+	c.endpoints = []string{c.clientURL.String()}
+	return nil
 }
 
 func (o *Options) applyDefaults() {
@@ -138,19 +148,26 @@ func loopbackURL(port int) url.URL {
 	return url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 }
 
-// portOrFree returns port, or a free loopback port when port is 0. The port is
-// released before etcd binds it; a collision makes Run fail with a clear error.
-func portOrFree(port int) (int, error) {
-	if port < 0 || port > 65535 {
-		return 0, fmt.Errorf("etcd: options: port %d: must be within 0-65535", port)
+// freePorts returns the given ports, with each 0 replaced by a free loopback
+// port. The listeners that found them stay open until all are found, so the
+// ports differ; they are released before etcd binds them, and a collision
+// with another process is retried by Server.Run.
+func freePorts(ports ...int) ([]int, error) {
+	out := make([]int, len(ports))
+	for i, port := range ports {
+		if port < 0 || port > 65535 {
+			return nil, fmt.Errorf("etcd: options: port %d: must be within 0-65535", port)
+		}
+		out[i] = port
+		if port != 0 {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("etcd: options: finding a free loopback port: %w", err)
+		}
+		defer l.Close()
+		out[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	if port != 0 {
-		return port, nil
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("etcd: options: finding a free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return out, nil
 }

@@ -3,9 +3,11 @@ package etcd
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
@@ -36,7 +38,7 @@ func (s *Server) Run(ctx context.Context) error {
 		go func() { <-ctx.Done(); close(s.done) }()
 		return nil
 	}
-	e, err := embed.StartEtcd(s.embedConfig())
+	e, err := s.start()
 	if err != nil {
 		close(s.done)
 		return fmt.Errorf("etcd: starting embedded etcd in %s: %w", s.cfg.opts.DataDir, err)
@@ -58,6 +60,20 @@ func (s *Server) Run(ctx context.Context) error {
 		close(s.done)
 	}()
 	return nil
+}
+
+// start starts the member. Ports the launcher chose itself may have been
+// taken by another process since; then it chooses again, a few times.
+func (s *Server) start() (*embed.Etcd, error) {
+	for attempt := 1; ; attempt++ {
+		e, err := embed.StartEtcd(s.embedConfig())
+		if err == nil || !s.cfg.autoPorts || attempt == 3 || !errors.Is(err, syscall.EADDRINUSE) {
+			return e, err
+		}
+		if err := s.cfg.choosePorts(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 func (s *Server) waitReady(ctx context.Context, e *embed.Etcd) error {
