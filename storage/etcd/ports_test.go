@@ -20,7 +20,6 @@ func TestRunRetriesTakenPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.clientURL = loopbackURL(taken.Addr().(*net.TCPAddr).Port) // another process got there first
-	cfg.autoPorts = true
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := NewServer(cfg)
 	if err := srv.Run(ctx); err != nil {
