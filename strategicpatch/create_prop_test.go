@@ -8,7 +8,7 @@ package strategicpatch_test
 //   - three-way: applying CreateThreeWay(original, modified, current) to
 //     current gives modified's value on every field modified sets, keeps
 //     what only current has, and removes what original had and modified
-//     dropped.
+//     dropped — for CreateThreeWay and for CreateThreeWayYAML.
 //
 // Excluded by design: documents with duplicate merge keys or set values,
 // and documents holding null (see excluded); in Kubernetes mode, documents
@@ -20,6 +20,7 @@ package strategicpatch_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -140,8 +141,14 @@ func TestCreateThreeWayProperty(t *testing.T) {
 			continue
 		}
 		checked++
+		ypatch, err := yamlThreeWayPatch(c)
+		if err != nil {
+			failures++
+			t.Errorf("seed %d case %d: CreateThreeWayYAML: %v (CreateThreeWay accepted)", seed, i, err)
+			continue
+		}
 		for _, opts := range bothModes {
-			msgs := threeWayResult(c, patch, opts)
+			msgs := append(threeWayResult(c, patch, opts), prefixed("YAML patch: ", threeWayResult(c, ypatch, opts))...)
 			if len(msgs) == 0 {
 				continue
 			}
@@ -157,6 +164,33 @@ func TestCreateThreeWayProperty(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("seed %d: %d failures; rerun with -seed=%d", seed, failures, seed-1)
 	}
+}
+
+// yamlThreeWayPatch creates the triple's patch through the yaml.Node
+// creator and returns it as JSON.
+func yamlThreeWayPatch(c genTriple) ([]byte, error) {
+	var nodes [3]yaml.Node
+	for i, doc := range [3][]byte{c.orig, c.mod, c.cur} {
+		if err := yaml.Unmarshal(doc, &nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	p, err := strategicpatch.CreateThreeWayYAML(&nodes[0], &nodes[1], &nodes[2], c.st, true)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := p.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func prefixed(prefix string, msgs []string) []string {
+	for i := range msgs {
+		msgs[i] = prefix + msgs[i]
+	}
+	return msgs
 }
 
 // threeWayResult applies patch to current and checks the three-way property.
