@@ -122,22 +122,13 @@ func (b *builder) mergeLocalResources() {
 		}
 		out := b.file(lf.rel, lf)
 		out.data = lf.data
-		for _, doc := range lf.docs {
-			b.mergeLocal(b.l.resourceOf(doc), out)
+		for _, r := range lf.resources {
+			b.mergeLocal(r, out)
 		}
 		if len(out.docs) != len(lf.docs) {
 			out.changed = true
 		}
 	}
-}
-
-func (p *pkg) resourceOf(doc *yaml.Node) *resource {
-	for _, r := range p.order {
-		if r.doc == doc {
-			return r
-		}
-	}
-	return nil
 }
 
 func (b *builder) mergeLocal(r *resource, out *outFile) {

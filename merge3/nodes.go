@@ -31,6 +31,31 @@ func lookup(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// mapIndex finds a map's values by key: by scanning small maps, through a
+// Go map built once for large ones, so merging a map stays linear.
+type mapIndex struct {
+	n     *yaml.Node
+	index map[string]*yaml.Node
+}
+
+func indexMap(n *yaml.Node) mapIndex {
+	x := mapIndex{n: n}
+	if isMap(n) && len(n.Content) > 32 {
+		x.index = make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := len(n.Content) - 2; i >= 0; i -= 2 {
+			x.index[n.Content[i].Value] = n.Content[i+1] // the first of duplicates wins, as in lookup
+		}
+	}
+	return x
+}
+
+func (x mapIndex) get(key string) *yaml.Node {
+	if x.index != nil {
+		return x.index[key]
+	}
+	return lookup(x.n, key)
+}
+
 func deepCopy(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil

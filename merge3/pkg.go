@@ -16,10 +16,11 @@ import (
 
 // pkgFile is one file of a package.
 type pkgFile struct {
-	rel  string // slash-separated path inside the package
-	data []byte
-	krm  bool // a YAML file of KRM resources (or a Kptfile)
-	docs []*yaml.Node
+	rel       string // slash-separated path inside the package
+	data      []byte
+	krm       bool // a YAML file of KRM resources (or a Kptfile)
+	docs      []*yaml.Node
+	resources []*resource // the resource of each document
 }
 
 // pkg is one version of a package: its files, and its resources by identity.
@@ -123,6 +124,7 @@ func (p *pkg) parse(f *pkgFile) error {
 		}
 		p.resources[r.id] = r
 		p.order = append(p.order, r)
+		f.resources = append(f.resources, r)
 	}
 }
 

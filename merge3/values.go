@@ -75,19 +75,20 @@ func (m *merger) conflict(u, l *yaml.Node) ConflictPolicy {
 // upstream added, in upstream's order.
 func (m *merger) mapValue(o, u, l *yaml.Node, t schema.Type) *yaml.Node {
 	out := shallowCopy(l)
+	oi, ui, li := indexMap(o), indexMap(u), indexMap(l)
 	for i := 0; i+1 < len(l.Content); i += 2 {
 		key := l.Content[i].Value
-		r := m.field(key, lookup(o, key), lookup(u, key), l.Content[i+1], t)
+		r := m.field(key, oi.get(key), ui.get(key), l.Content[i+1], t)
 		if r != nil {
 			out.Content = append(out.Content, deepCopy(l.Content[i]), r)
 		}
 	}
 	for i := 0; i+1 < len(u.Content); i += 2 {
 		key := u.Content[i].Value
-		if lookup(l, key) != nil {
+		if li.get(key) != nil {
 			continue
 		}
-		if r := m.field(key, lookup(o, key), u.Content[i+1], nil, t); r != nil {
+		if r := m.field(key, oi.get(key), u.Content[i+1], nil, t); r != nil {
 			out.Content = append(out.Content, deepCopy(u.Content[i]), r)
 		}
 	}
