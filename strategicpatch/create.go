@@ -87,8 +87,11 @@ func (c *creator[N, R]) diffMap(o, m, cur side[N], t schema.Type) (*ptree[N], er
 			return nil, err
 		}
 		var err error
+		inOrig, inCur := membersOf(c.r, o), membersOf(c.r, cur)
 		c.r.members(m.n, func(key string, keyNode, mv N) bool {
-			err = c.diffMember(p, t, key, keyNode, o, side[N]{mv, true}, cur)
+			ov, hasO := inOrig(key)
+			cv, hasC := inCur(key)
+			err = c.diffMember(p, t, key, keyNode, side[N]{ov, hasO}, side[N]{mv, true}, side[N]{cv, hasC})
 			return err == nil
 		})
 		if err != nil {
@@ -96,13 +99,13 @@ func (c *creator[N, R]) diffMap(o, m, cur side[N], t schema.Type) (*ptree[N], er
 		}
 	}
 	if o.has && cur.has {
-		c.r.members(o.n, func(key string, keyNode, _ N) bool {
-			if _, kept := c.lookup(m, key); kept {
+		inMod, inCur := membersOf(c.r, m), membersOf(c.r, cur)
+		c.r.members(o.n, func(key string, keyNode, ov N) bool {
+			if _, kept := inMod(key); kept {
 				return true
 			}
-			if cv, ok := c.r.lookup(cur.n, key); ok && c.r.kind(cv) != Null {
+			if cv, ok := inCur(key); ok && c.r.kind(cv) != Null {
 				p.addKeyed(key, keyNode, &ptree[N]{kind: pNull})
-				ov, _ := c.r.lookup(o.n, key)
 				c.path.pushField(key)
 				c.conflict(side[N]{ov, true}, side[N]{cv, true})
 				c.path.pop()
@@ -114,14 +117,6 @@ func (c *creator[N, R]) diffMap(o, m, cur side[N], t schema.Type) (*ptree[N], er
 		return nil, nil
 	}
 	return p, nil
-}
-
-func (c *creator[N, R]) lookup(s side[N], key string) (N, bool) {
-	if !s.has || c.r.kind(s.n) != Map {
-		var none N
-		return none, false
-	}
-	return c.r.lookup(s.n, key)
 }
 
 func (c *creator[N, R]) checkDuplicateKeys(n N) error {
@@ -140,13 +135,11 @@ func (c *creator[N, R]) checkDuplicateKeys(n N) error {
 	return err
 }
 
-// diffMember adds to p the patch for member key of modified.
-func (c *creator[N, R]) diffMember(p *ptree[N], t schema.Type, key string, keyNode N, o, m, cur side[N]) error {
+// diffMember adds to p the patch for member key: its values in original,
+// modified and current.
+func (c *creator[N, R]) diffMember(p *ptree[N], t schema.Type, key string, keyNode N, os, m, cs side[N]) error {
 	c.path.pushField(key)
 	defer c.path.pop()
-	ov, hasO := c.lookup(o, key)
-	cv, hasC := c.lookup(cur, key)
-	os, cs := side[N]{ov, hasO}, side[N]{cv, hasC}
 	if err := c.checkSameShape(os, m); err != nil {
 		return err
 	}

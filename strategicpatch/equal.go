@@ -56,3 +56,30 @@ type textReader[N any] interface {
 func (jsonReader) sameText(a, b jnode) bool {
 	return string(a.t.Raw(a.i)) == string(b.t.Raw(b.i))
 }
+
+// indexedMembers is the size from which membersOf indexes a map instead of
+// scanning it for each key.
+const indexedMembers = 32
+
+// membersOf returns a lookup of the members of map s (none when s is absent or
+// not a map). Large maps are indexed once, so that looking up every key of
+// another map stays linear.
+func membersOf[N any, R reader[N]](r R, s side[N]) func(key string) (N, bool) {
+	if !s.has || r.kind(s.n) != Map {
+		return func(string) (N, bool) { var none N; return none, false }
+	}
+	if r.count(s.n) <= indexedMembers {
+		return func(key string) (N, bool) { return r.lookup(s.n, key) }
+	}
+	index := make(map[string]N, r.count(s.n))
+	r.members(s.n, func(key string, _, v N) bool {
+		if _, dup := index[key]; !dup {
+			index[key] = v // the first of duplicates, as lookup finds it
+		}
+		return true
+	})
+	return func(key string) (N, bool) {
+		v, ok := index[key]
+		return v, ok
+	}
+}
