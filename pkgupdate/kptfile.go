@@ -100,6 +100,10 @@ func ParseKptfile(file string, data []byte) (*Kptfile, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, &FieldError{File: file, Msg: "holds more than one YAML document"}
 	}
+	budget := maxKptfileNodes
+	if err := expandAliases(&doc, &budget); err != nil {
+		return nil, &FieldError{File: file, Msg: err.Error()}
+	}
 	k := &Kptfile{File: file, doc: &doc}
 	if err := k.check(); err != nil {
 		return nil, err
@@ -108,6 +112,43 @@ func ParseKptfile(file string, data []byte) (*Kptfile, error) {
 }
 
 func (k *Kptfile) root() *yaml.Node { return k.doc.Content[0] }
+
+// maxKptfileNodes bounds a Kptfile's size with its aliases expanded.
+const maxKptfileNodes = 100000
+
+// expandAliases replaces every alias with a copy of the node it names and
+// drops anchors, so that editing one field of the Kptfile can never leave an
+// alias pointing at an anchor that is gone. budget bounds the expansion (an
+// alias bomb is an error, not an exhausted machine).
+func expandAliases(n *yaml.Node, budget *int) error {
+	if *budget--; *budget < 0 {
+		return fmt.Errorf("more than %d nodes once its aliases are expanded", maxKptfileNodes)
+	}
+	n.Anchor = ""
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode {
+			if c.Alias == nil {
+				return fmt.Errorf("alias *%s names no anchor", c.Value)
+			}
+			n.Content[i] = copyNode(c.Alias)
+		}
+		if err := expandAliases(n.Content[i], budget); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyNode copies a node tree, keeping aliases as aliases (expandAliases
+// expands them in the copy).
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, ch := range n.Content {
+		c.Content[i] = copyNode(ch)
+	}
+	return &c
+}
 
 // Name returns metadata.name.
 func (k *Kptfile) Name() string { return mapString(k.root(), "metadata", "name") }
