@@ -84,6 +84,25 @@ func TestEtcdRequestLimit(t *testing.T) {
 	wantStatus(t, err, ErrRequestTooLarge, 413)
 }
 
+// TestGuaranteedUpdateObjectDeletedMeanwhile: the object is deleted between
+// the read and the compare-and-swap; the update must answer NotFound, not go
+// on with no object.
+func TestGuaranteedUpdateObjectDeletedMeanwhile(t *testing.T) {
+	s := newTestStore(t)
+	mustCreate(t, s, widget("default", "doomed", nil))
+	calls := 0
+	_, err := s.GuaranteedUpdate(context.Background(), "default", "doomed", &Preconditions{UID: "uid-default-doomed"}, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		calls++
+		if _, err := s.Delete(context.Background(), "default", "doomed", nil); err != nil {
+			t.Fatal(err)
+		}
+		return cur, unstructured.SetNestedField(cur.Object, int64(7), "spec", "size")
+	})
+	if !errors.Is(err, ErrNotFound) || calls != 1 {
+		t.Fatalf("error %v after %d tries, want NotFound after 1", err, calls)
+	}
+}
+
 func TestGuaranteedUpdateConcurrent(t *testing.T) {
 	s := newTestStore(t)
 	mustCreate(t, s, widget("default", "counter", nil))

@@ -16,10 +16,10 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 		return nil, err
 	}
 	cur, modRev, err := s.getLatest(ctx, key, name)
+	if err != nil {
+		return nil, err
+	}
 	for {
-		if err != nil {
-			return nil, err
-		}
 		if err := s.checkPreconditions(cur, pre); err != nil {
 			return nil, err
 		}
@@ -34,6 +34,9 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 		if resp.Succeeded {
 			return cur, nil
 		}
-		cur, modRev, err = s.fromTxnGet(resp, key, name)
+		// Lost a race: retry on the fresh state (NotFound if it was deleted).
+		if cur, modRev, err = s.fromTxnGet(resp, key, name); err != nil {
+			return nil, err
+		}
 	}
 }

@@ -18,10 +18,10 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		return nil, err
 	}
 	cur, modRev, err := s.getLatest(ctx, key, name)
+	if err != nil {
+		return nil, err
+	}
 	for {
-		if err != nil {
-			return nil, err
-		}
 		if err := s.checkPreconditions(cur, pre); err != nil {
 			return nil, err
 		}
@@ -44,7 +44,10 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 			next.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 			return next, nil
 		}
-		cur, modRev, err = s.fromTxnGet(resp, key, name) // lost a race: retry on the fresh state
+		// Lost a race: retry on the fresh state (NotFound if it was deleted).
+		if cur, modRev, err = s.fromTxnGet(resp, key, name); err != nil {
+			return nil, err
+		}
 	}
 }
 
