@@ -115,7 +115,7 @@ func (e *engine[N, R, W]) mergeMap(live N, hasLive bool, pm *patchMap[N], t sche
 			return err
 		}
 	}
-	if err := e.listsOnlyInDirectives(pm, hasLive, live, used, t); err != nil {
+	if err := e.checkDirectivesWithoutList(pm, hasLive, live, t); err != nil {
 		return err
 	}
 	e.w.endMap()
@@ -146,33 +146,23 @@ func (e *engine[N, R, W]) hasListDirective(pm *patchMap[N], key string) bool {
 	return o || d
 }
 
-// listsOnlyInDirectives writes lists that neither the live map nor the patch
-// has as a field but a $setElementOrder names (an empty result is omitted).
-func (e *engine[N, R, W]) listsOnlyInDirectives(pm *patchMap[N], hasLive bool, live N, used []bool, t schema.Type) error {
-	for _, o := range pm.orders {
-		if pm.find(o.key) >= 0 {
-			continue
-		}
-		if hasLive {
-			if _, ok := e.r.lookup(live, o.key); ok {
+// checkDirectivesWithoutList validates the list directives naming a field
+// that neither the live map nor the patch has: there is no list to write,
+// but a malformed directive is still an error.
+func (e *engine[N, R, W]) checkDirectivesWithoutList(pm *patchMap[N], hasLive bool, live N, t schema.Type) error {
+	for _, directives := range [2][]entry[N]{pm.orders, pm.deletes} {
+		for _, d := range directives {
+			if pm.find(d.key) >= 0 {
 				continue
 			}
-		}
-		if err := e.checkListDirectives(pm, t, o.key); err != nil {
-			return err
-		}
-	}
-	for _, d := range pm.deletes {
-		if pm.find(d.key) >= 0 {
-			continue
-		}
-		if hasLive {
-			if _, ok := e.r.lookup(live, d.key); ok {
-				continue
+			if hasLive {
+				if _, inLive := e.r.lookup(live, d.key); inLive {
+					continue
+				}
 			}
-		}
-		if err := e.checkListDirectives(pm, t, d.key); err != nil {
-			return err
+			if err := e.checkListDirectives(pm, t, d.key); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -69,40 +69,40 @@ func (e *engine[N, R, W]) readPatchMap(n N) (*patchMap[N], error) {
 		pm.entries = make([]entry[N], 0, c)
 	}
 	var err error
-	seen := 0
 	e.r.members(n, func(key string, keyNode, val N) bool {
-		seen++
-		if err = e.checkDuplicateKey(pm, key, seen); err != nil {
-			return false
-		}
 		err = e.classify(pm, key, keyNode, val)
 		return err == nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(pm.entries) > scanLimit {
-		pm.index = make(map[string]int, len(pm.entries))
-		for i, en := range pm.entries {
-			if _, dup := pm.index[en.key]; dup {
-				return nil, e.path.errorf(ErrSyntax, "key %q appears twice in the patch", en.key)
-			}
-			pm.index[en.key] = i
-		}
+	if dup, ok := pm.indexEntries(); !ok {
+		return nil, e.path.errorf(ErrSyntax, "key %q appears twice in the patch", dup)
 	}
 	return pm, nil
 }
 
-// checkDuplicateKey rejects a map naming one key twice; small maps are
-// checked by scanning, large ones through a set built on demand.
-func (e *engine[N, R, W]) checkDuplicateKey(pm *patchMap[N], key string, seen int) error {
-	if seen > scanLimit*4 {
-		return nil // checked once the map is indexed, below
+// indexEntries indexes a large map's members by key, and reports the first
+// key that appears twice (small maps are checked by scanning).
+func (m *patchMap[N]) indexEntries() (dup string, ok bool) {
+	if len(m.entries) <= scanLimit {
+		for i := 1; i < len(m.entries); i++ {
+			for _, prev := range m.entries[:i] {
+				if prev.key == m.entries[i].key {
+					return prev.key, false
+				}
+			}
+		}
+		return "", true
 	}
-	if pm.find(key) >= 0 {
-		return e.path.errorf(ErrSyntax, "key %q appears twice in the patch", key)
+	m.index = make(map[string]int, len(m.entries))
+	for i, en := range m.entries {
+		if _, seen := m.index[en.key]; seen {
+			return en.key, false
+		}
+		m.index[en.key] = i
 	}
-	return nil
+	return "", true
 }
 
 func (e *engine[N, R, W]) classify(pm *patchMap[N], key string, keyNode, val N) error {

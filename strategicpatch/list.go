@@ -81,12 +81,6 @@ func (e *engine[N, R, W]) checkListDirectives(pm *patchMap[N], t schema.Type, ke
 	return e.checkDirectiveTarget(f, listInput[N]{order: order, hasOrder: hasOrder, del: del, hasDel: hasDel})
 }
 
-// listItems is one list's items, read once.
-type listItems[N any] struct {
-	nodes []N
-	ids   []string
-}
-
 // mergeList writes a merge list: live items, patch items and directives
 // combined in the order listorder plans.
 func (e *engine[N, R, W]) mergeList(f schema.Field, in listInput[N]) error {
