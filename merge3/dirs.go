@@ -206,23 +206,14 @@ func (b *builder) addUpstreamResources() {
 // mergeTextFiles merges files that hold no resources byte for byte: the side
 // that changed a file wins; both changing it differently is a conflict.
 func (b *builder) mergeTextFiles() {
-	rels := map[string]bool{}
-	for _, p := range []*pkg{b.o, b.u, b.l} {
-		for _, f := range p.files {
-			if !f.krm {
-				rels[f.rel] = true
-			}
-		}
-	}
-	for _, lf := range append(append([]*pkgFile{}, b.l.files...), b.u.files...) {
-		if lf.krm || !rels[lf.rel] {
+	done := map[string]bool{}
+	for _, f := range append(append([]*pkgFile(nil), b.l.files...), b.u.files...) {
+		if f.krm || done[f.rel] {
 			continue
 		}
-		delete(rels, lf.rel)
-		data, keep := b.mergeText(lf.rel)
-		if keep {
-			f := b.file(lf.rel, nil)
-			f.data = data
+		done[f.rel] = true
+		if data, keep := b.mergeText(f.rel); keep {
+			b.file(f.rel, nil).data = data
 		}
 	}
 }
