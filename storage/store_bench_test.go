@@ -22,14 +22,19 @@ var benchSeq atomic.Int64
 
 // runConcurrent calls op n times from c goroutines.
 func runConcurrent(b *testing.B, c int, op func(i int64) error) {
+	b.ResetTimer()
+	runConcurrentN(b, b.N, c, op)
+}
+
+// runConcurrentN runs op for i = 1..n from c goroutines.
+func runConcurrentN(b *testing.B, n, c int, op func(i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	b.ResetTimer()
 	for g := 0; g < c; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
 				if err := op(i); err != nil {
 					b.Error(err)
 					return
@@ -80,16 +85,13 @@ func BenchmarkCreate(b *testing.B) {
 func benchStore(b *testing.B, n int) *Store {
 	s := newTestStore(b)
 	var last atomic.Int64
-	runN := b.N
-	b.N = n
-	runConcurrent(b, 16, func(i int64) error {
+	runConcurrentN(b, n, 16, func(i int64) error {
 		out, err := s.Create(context.Background(), widget("bench", fmt.Sprintf("o%05d", i), map[string]string{"app": "bench"}))
 		if err == nil {
 			last.Store(max(last.Load(), rvOf(b, out)))
 		}
 		return err
 	})
-	b.N = runN
 	if err := s.cache.waitRevision(context.Background(), last.Load(), 0); err != nil {
 		b.Fatal(err)
 	}

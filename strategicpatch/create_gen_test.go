@@ -149,12 +149,13 @@ func itemID(it any, keys []string) (string, bool) {
 // field's keys for lists of maps, none for primitives.
 func listKeys(f schema.Field, lists ...[]any) []string {
 	for _, l := range lists {
-		for _, it := range l {
-			if _, ok := it.(map[string]any); ok {
-				return f.MergeKeys
-			}
-			return nil
+		if len(l) == 0 {
+			continue
 		}
+		if _, ok := l[0].(map[string]any); ok { // the first item tells
+			return f.MergeKeys
+		}
+		return nil
 	}
 	return nil
 }
