@@ -40,6 +40,25 @@ func hook(step string) {
 	}
 }
 
+// ReplaceDir replaces directory dir with what build writes into newDir (a
+// path that does not exist yet), by the staged swap described above: if build
+// fails or the process dies, dir is left as it was, and a swap interrupted
+// between its two renames is repaired by the next ReplaceDir or Update.
+func ReplaceDir(dir string, build func(newDir string) error) error {
+	if err := recoverSwap(dir); err != nil {
+		return err
+	}
+	stage, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+stageInfix)
+	if err != nil {
+		return err
+	}
+	defer discardStage(dir, stage)
+	if err := build(filepath.Join(stage, stagedName)); err != nil {
+		return err
+	}
+	return swapIn(dir, stage)
+}
+
 // swapIn replaces the package dir with stage/new and removes the stage.
 func swapIn(dir, stage string) error {
 	newDir := filepath.Join(stage, stagedName)

@@ -57,17 +57,12 @@ func Update(ctx context.Context, opts UpdateOptions) (*UpdateResult, error) {
 			return nil, err
 		}
 	}
-	stage, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+stageInfix)
-	if err != nil {
-		return nil, err
-	}
-	defer discardStage(dir, stage)
 	u := &updater{opts: opts, fetch: newFetcher(), res: &UpdateResult{}}
 	defer u.fetch.close()
-	if err := u.updatePackage(ctx, dir, filepath.Join(stage, stagedName), opts.Ref, opts.Strategy, "."); err != nil {
-		return nil, err
-	}
-	if err := swapIn(dir, stage); err != nil {
+	err = ReplaceDir(dir, func(newDir string) error {
+		return u.updatePackage(ctx, dir, newDir, opts.Ref, opts.Strategy, ".")
+	})
+	if err != nil {
 		return nil, err
 	}
 	return u.res, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stratadev/strata/merge3"
+	"github.com/stratadev/strata/pkgupdate"
 )
 
 type merge3Flags struct {
@@ -95,31 +96,23 @@ func mergeFiles(stdout io.Writer, f merge3Flags, opts merge3.Options) (*merge3.R
 	return report, writeFileAtomic(f.output, out)
 }
 
-// mergeDirs merges into --output, or into local in place: the result is
-// built next to local and swapped in with two renames.
+// mergeDirs merges into --output, or into local in place through
+// pkgupdate's staged swap, so a failure leaves local as it was.
 func mergeDirs(f merge3Flags, opts merge3.Options) (*merge3.Report, error) {
 	if f.output != "" {
 		return merge3.Dirs(f.original, f.upstream, f.local, f.output, opts)
 	}
-	local := filepath.Clean(f.local)
-	tmp, err := os.MkdirTemp(filepath.Dir(local), "."+filepath.Base(local)+".merge-*")
+	local, err := filepath.Abs(f.local)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	result := filepath.Join(tmp, "result")
-	report, err := merge3.Dirs(f.original, f.upstream, local, result, opts)
-	if err != nil {
-		return report, err
-	}
-	old := filepath.Join(tmp, "old")
-	if err := os.Rename(local, old); err != nil {
-		return report, err
-	}
-	if err := os.Rename(result, local); err != nil {
-		return report, errors.Join(err, os.Rename(old, local))
-	}
-	return report, nil
+	var report *merge3.Report
+	err = pkgupdate.ReplaceDir(local, func(newDir string) error {
+		var err error
+		report, err = merge3.Dirs(f.original, f.upstream, local, newDir, opts)
+		return err
+	})
+	return report, err
 }
 
 func printReport(w io.Writer, r *merge3.Report) {
