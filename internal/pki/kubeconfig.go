@@ -1,0 +1,86 @@
+package pki
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Names inside the kubeconfig WriteKubeconfig writes.
+const (
+	KubeconfigCluster = "strata"
+	KubeconfigUser    = "strata-admin"
+	KubeconfigContext = "strata"
+)
+
+// WriteKubeconfig writes to path (mode 0600, through a temporary file and a
+// rename) a kubeconfig whose current context "strata" reaches serverURL as
+// user "strata-admin" with the bearer token. The CA certificate is inline,
+// so the file keeps working when copied to another machine.
+func WriteKubeconfig(path, serverURL string, caPEM []byte, token string) error {
+	if err := checkKubeconfigInputs(serverURL, caPEM, token); err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[KubeconfigCluster] = &clientcmdapi.Cluster{Server: serverURL, CertificateAuthorityData: caPEM}
+	cfg.AuthInfos[KubeconfigUser] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[KubeconfigContext] = &clientcmdapi.Context{Cluster: KubeconfigCluster, AuthInfo: KubeconfigUser}
+	cfg.CurrentContext = KubeconfigContext
+	if err := clientcmd.Validate(*cfg); err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	name := tmp.Name()
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	if err := errors.Join(clientcmd.WriteToFile(*cfg, name), os.Chmod(name, 0o600), syncFile(name)); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	return nil
+}
+
+func checkKubeconfigInputs(serverURL string, caPEM []byte, token string) error {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return fmt.Errorf("server URL: %w", err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("server URL %q: want https://HOST[:PORT]", serverURL)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(caPEM) {
+		return errors.New("CA data: no PEM certificate")
+	}
+	if token == "" {
+		return errors.New("token is empty")
+	}
+	return nil
+}
+
+func syncFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
