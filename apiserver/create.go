@@ -1,0 +1,52 @@
+package apiserver
+
+import (
+	"net/http"
+
+	"github.com/stratadev/strata/registry"
+)
+
+// serveCreate answers POST to a collection: decode strictly, default,
+// prepare and validate as kube-apiserver does, check the namespace, store.
+func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
+	params, err := parseWriteParams(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	body, err := s.readObject(r, c.res.kind)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	kind := c.res.kind
+	obj, decodeWarnings, err := kind.Decode(body, params.fieldValidation)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warnings := &registry.Warnings{}
+	ctx := kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
+	u, err := kind.PrepareCreate(ctx, obj)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if kind.Namespaced {
+		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	addWarnings(w, append(decodeWarnings, warnings.List()...))
+	if params.dryRun {
+		writeObject(w, r, http.StatusCreated, u.Object)
+		return
+	}
+	out, err := c.res.store.Create(ctx, u)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeObject(w, r, http.StatusCreated, out.Object)
+}

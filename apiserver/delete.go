@@ -1,0 +1,173 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
+)
+
+// serveDelete answers DELETE of one object. Without finalizers the object
+// goes and the answer is a Success Status naming it; with finalizers it
+// gets a deletionTimestamp and is returned, and goes when an update removes
+// its last finalizer. A namespace is marked Terminating and emptied in the
+// background (namespaces.go).
+func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
+	opts, err := s.deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out, deleted, err := s.deleteOne(r, c.res, c.info.Namespace, c.info.Name, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !deleted {
+		writeObject(w, r, http.StatusOK, out.Object)
+		return
+	}
+	gr := c.res.kind.GroupResource()
+	writeJSON(w, http.StatusOK, &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: out.GetName(), Group: gr.Group, Kind: gr.Resource, UID: out.GetUID()},
+	})
+}
+
+// deleteOne deletes (or marks for deletion) one object. deleted says
+// whether it is gone.
+func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts *metav1.DeleteOptions) (*unstructured.Unstructured, bool, error) {
+	dryRun := len(opts.DryRun) > 0
+	var pre *storage.Preconditions
+	if p := opts.Preconditions; p != nil {
+		pre = &storage.Preconditions{}
+		if p.UID != nil {
+			pre.UID = *p.UID
+		}
+		if p.ResourceVersion != nil {
+			pre.ResourceVersion = *p.ResourceVersion
+		}
+	}
+	ctx := r.Context()
+	cur, err := res.store.Get(ctx, ns, name, storage.GetOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	if res == s.namespaces || len(cur.GetFinalizers()) > 0 {
+		return s.markDeleted(r, res, ns, name, pre, dryRun)
+	}
+	if dryRun {
+		if err := checkPreconditions(res, cur, pre); err != nil {
+			return nil, false, err
+		}
+		return cur, true, nil
+	}
+	out, err := res.store.Delete(ctx, ns, name, pre)
+	return out, err == nil, err
+}
+
+// markDeleted sets deletionTimestamp (once) on an object its finalizers
+// hold; for a namespace it also sets phase Terminating and starts emptying.
+func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pre *storage.Preconditions, dryRun bool) (*unstructured.Unstructured, bool, error) {
+	mark := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		if cur.GetDeletionTimestamp() == nil {
+			now := metav1.NewTime(time.Now().Truncate(time.Second))
+			cur.SetDeletionTimestamp(&now)
+			zero := int64(0)
+			cur.SetDeletionGracePeriodSeconds(&zero)
+		}
+		if res == s.namespaces {
+			if err := unstructured.SetNestedField(cur.Object, "Terminating", "status", "phase"); err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+		}
+		return cur, nil
+	}
+	if dryRun {
+		cur, err := res.store.Get(r.Context(), ns, name, storage.GetOptions{})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := checkPreconditions(res, cur, pre); err != nil {
+			return nil, false, err
+		}
+		out, err := mark(cur.DeepCopy())
+		return out, false, err
+	}
+	out, err := res.store.GuaranteedUpdate(r.Context(), ns, name, pre, mark)
+	if err != nil {
+		return nil, false, err
+	}
+	if res == s.namespaces {
+		s.finalizeNamespaceLater(name)
+	}
+	return out, false, nil
+}
+
+func checkPreconditions(res *resource, cur *unstructured.Unstructured, pre *storage.Preconditions) error {
+	if pre == nil {
+		return nil
+	}
+	if (pre.UID != "" && pre.UID != cur.GetUID()) || (pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion()) {
+		return apierrors.NewConflict(res.kind.GroupResource(), cur.GetName(), fmt.Errorf(
+			"precondition failed: uid in precondition: %s, uid in object meta: %s", pre.UID, cur.GetUID()))
+	}
+	return nil
+}
+
+// deleteOptions reads DeleteOptions from the body (if any) and the query.
+func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := registry.DecodeDeleteOptions(body, r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, err
+	}
+	if err := queryDeleteOptions(r.URL.Query(), opts); err != nil {
+		return nil, err
+	}
+	for _, v := range opts.DryRun {
+		if v != metav1.DryRunAll {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", v))
+		}
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
+		default:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf(
+				"propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *p))
+		}
+	}
+	return opts, nil
+}
+
+func queryDeleteOptions(q url.Values, opts *metav1.DeleteOptions) error {
+	if len(q) == 0 {
+		return nil
+	}
+	var fromQuery metav1.DeleteOptions
+	if err := metav1.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &fromQuery); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	if fromQuery.PropagationPolicy != nil {
+		opts.PropagationPolicy = fromQuery.PropagationPolicy
+	}
+	if fromQuery.GracePeriodSeconds != nil {
+		opts.GracePeriodSeconds = fromQuery.GracePeriodSeconds
+	}
+	if len(fromQuery.DryRun) > 0 {
+		opts.DryRun = fromQuery.DryRun
+	}
+	return nil
+}

@@ -1,0 +1,46 @@
+package apiserver
+
+import (
+	"errors"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/stratadev/strata/storage"
+)
+
+// serveDeleteCollection answers DELETE of a collection: every object the
+// selectors match is deleted as by DELETE of it, and the answer is the
+// list of what was deleted or marked.
+func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c *call) {
+	opts, err := s.deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	_, listOpts, err := parseListOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	list, err := c.res.store.List(r.Context(), c.info.Namespace, listOpts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := &unstructured.UnstructuredList{}
+	out.SetResourceVersion(list.GetResourceVersion())
+	for i := range list.Items {
+		item := &list.Items[i]
+		obj, _, err := s.deleteOne(r, c.res, item.GetNamespace(), item.GetName(), opts)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out.Items = append(out.Items, *obj)
+	}
+	s.writeList(w, r, c, outputObject, out)
+}

@@ -1,0 +1,16 @@
+// Package apiserver is strata's Kubernetes-compatible HTTP API: the /api and
+// /apis paths of every served kind, discovery, health, and the verbs get,
+// list, watch, create, update, patch, delete and deletecollection, each in
+// its own file, on package storage (etcd) and package registry (decoding,
+// defaulting, validation and strategies of the built-in kinds).
+//
+// Answers follow kube-apiserver: metav1.Status errors with its reasons and
+// codes, lists and watch events as it encodes them, Table output for
+// kubectl. Where kube-apiserver answers 5xx for a client's mistake (an
+// inconsistent $setElementOrder, a non-integer resourceVersion on a get),
+// strata answers 4xx.
+//
+// A Server is built from a Config (New) and serves through Handler; the
+// command-line wiring (certificates, authentication, the embedded etcd)
+// lives in package server.
+package apiserver

@@ -1,0 +1,26 @@
+package apiserver
+
+import (
+	"net/http"
+)
+
+// serveList answers GET of a collection, following the resourceVersion
+// table (the storage layer decides every case and its errors).
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, c *call) {
+	form, err := negotiateOutput(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	_, opts, err := parseListOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	list, err := c.res.store.List(r.Context(), c.info.Namespace, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeList(w, r, c, form, list)
+}

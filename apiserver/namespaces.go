@@ -1,0 +1,164 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/stratadev/strata/storage"
+)
+
+// DefaultNamespaces exist from the first start, as in a new cluster.
+var DefaultNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// checkNamespaceWritable refuses a create in a namespace that does not
+// exist (404, as kube-apiserver's NamespaceLifecycle admission answers) or
+// is being deleted (403). The watch cache answers first; a miss is checked
+// with a quorum read, since the namespace may have just been created.
+func (s *Server) checkNamespaceWritable(ctx context.Context, ns string, gr schema.GroupResource, name string) error {
+	nsObj, err := s.namespaces.store.Get(ctx, "", ns, storage.GetOptions{ResourceVersion: "0"})
+	if errors.Is(err, storage.ErrNotFound) {
+		nsObj, err = s.namespaces.store.Get(ctx, "", ns, storage.GetOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	if nsObj.GetDeletionTimestamp() != nil {
+		forbidden := apierrors.NewForbidden(gr, name, fmt.Errorf(
+			"unable to create new content in namespace %s because it is being terminated", ns))
+		forbidden.ErrStatus.Details.Causes = []metav1.StatusCause{{
+			Type: "NamespaceTerminating", Field: "metadata.namespace",
+			Message: fmt.Sprintf("namespace %s is being terminated", ns)}}
+		return forbidden
+	}
+	return nil
+}
+
+// EnsureNamespaces creates the default namespaces that do not exist yet,
+// through the namespace kind's own create preparation, and resumes the
+// deletion of namespaces left Terminating by an earlier run.
+func (s *Server) EnsureNamespaces(ctx context.Context) error {
+	kind := s.namespaces.kind
+	for _, name := range DefaultNamespaces {
+		_, err := s.namespaces.store.Get(ctx, "", name, storage.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("apiserver: reading namespace %s: %w", name, err)
+		}
+		obj, _, err := kind.Decode([]byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)), "")
+		if err != nil {
+			return fmt.Errorf("apiserver: namespace %s: %w", name, err)
+		}
+		u, err := kind.PrepareCreate(kind.Context(ctx, "", "create", "", nil), obj)
+		if err != nil {
+			return fmt.Errorf("apiserver: namespace %s: %w", name, err)
+		}
+		if _, err := s.namespaces.store.Create(ctx, u); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+			return fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
+		}
+	}
+	list, err := s.namespaces.store.List(ctx, "", storage.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("apiserver: listing namespaces: %w", err)
+	}
+	for i := range list.Items {
+		if list.Items[i].GetDeletionTimestamp() != nil {
+			s.finalizeNamespaceLater(list.Items[i].GetName())
+		}
+	}
+	return nil
+}
+
+// finalizeNamespaceLater empties a Terminating namespace in the background
+// and then removes it, as kube-controller-manager's namespace controller
+// does. Objects held by finalizers keep the namespace until they go.
+func (s *Server) finalizeNamespaceLater(name string) {
+	go func() {
+		for {
+			remaining, err := s.emptyNamespace(s.ctx, name)
+			if err == nil && remaining == 0 {
+				err = s.removeNamespace(s.ctx, name)
+			}
+			if err == nil && remaining == 0 {
+				return
+			}
+			if err != nil {
+				s.log.Warn("namespace deletion", "namespace", name, "err", err)
+			}
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
+// emptyNamespace deletes every object in the namespace and says how many
+// remain (held by finalizers).
+func (s *Server) emptyNamespace(ctx context.Context, ns string) (int, error) {
+	remaining := 0
+	for _, res := range s.resources {
+		if !res.kind.Namespaced {
+			continue
+		}
+		list, err := res.store.List(ctx, ns, storage.ListOptions{})
+		if err != nil {
+			return 0, err
+		}
+		for i := range list.Items {
+			item := &list.Items[i]
+			if len(item.GetFinalizers()) > 0 {
+				remaining++
+				if item.GetDeletionTimestamp() == nil {
+					_, err = res.store.GuaranteedUpdate(ctx, ns, item.GetName(), nil, markForDeletion)
+				}
+			} else {
+				_, err = res.store.Delete(ctx, ns, item.GetName(), nil)
+			}
+			if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+				return 0, err
+			}
+		}
+	}
+	return remaining, nil
+}
+
+func markForDeletion(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	cur.SetDeletionTimestamp(&now)
+	zero := int64(0)
+	cur.SetDeletionGracePeriodSeconds(&zero)
+	return cur, nil
+}
+
+// removeNamespace drops the "kubernetes" finalizer of an emptied
+// namespace and deletes it unless other finalizers hold it.
+func (s *Server) removeNamespace(ctx context.Context, name string) error {
+	out, err := s.namespaces.store.GuaranteedUpdate(ctx, "", name, nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		unstructured.RemoveNestedField(cur.Object, "spec", "finalizers")
+		return cur, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(out.GetFinalizers()) > 0 {
+		return nil
+	}
+	_, err = s.namespaces.store.Delete(ctx, "", name, &storage.Preconditions{UID: out.GetUID()})
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,198 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/stratadev/strata/internal/jsontape"
+	"github.com/stratadev/strata/registry"
+	strataschema "github.com/stratadev/strata/schema"
+	"github.com/stratadev/strata/schema/builtin"
+	"github.com/stratadev/strata/strategicpatch"
+)
+
+// servePatch answers PATCH with a strategic merge patch (strata's engine,
+// the kind's struct tags as schema), a JSON merge patch or a JSON patch.
+// The patch is applied to the current object inside the guaranteed update,
+// so a write conflict applies it again to the newer state; a patch that
+// fails changes nothing.
+func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
+	params, err := parseWriteParams(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	patchType, err := patchTypeOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	patch, err := s.readBody(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := checkDepth(patch); err != nil {
+		writeError(w, err)
+		return
+	}
+	apply, err := s.patcher(c, patchType, patch)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	kind := c.res.kind
+	warnings := &registry.Warnings{}
+	var decodeWarnings []string
+	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
+		current, err := json.Marshal(cur.Object)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		patched, err := apply(current)
+		if err != nil {
+			return nil, err
+		}
+		obj, ws, err := kind.Decode(patched, params.fieldValidation)
+		if err != nil {
+			return nil, err
+		}
+		decodeWarnings = ws
+		return obj, checkNameMatches(obj, c)
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, append(decodeWarnings, warnings.List()...))
+	writeObject(w, r, http.StatusOK, out.Object)
+}
+
+// patchTypeOf reads the patch type from Content-Type; server-side apply is
+// not served yet (415 saying so), other types are 415.
+func patchTypeOf(r *http.Request) (types.PatchType, error) {
+	contentType := r.Header.Get("Content-Type")
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		mediaType = contentType
+	}
+	switch pt := types.PatchType(mediaType); pt {
+	case types.StrategicMergePatchType, types.MergePatchType, types.JSONPatchType:
+		return pt, nil
+	case types.ApplyYAMLPatchType, types.ApplyCBORPatchType:
+		return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			fmt.Sprintf("the server does not implement server-side apply (%s); use kubectl apply without --server-side, or a strategic merge, merge or JSON patch", mediaType))
+	}
+	return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf(
+		"the body of the request was in an unknown format - accepted media types include: %s, %s, %s (got %q)",
+		types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, contentType))
+}
+
+// patchFunc applies a parsed patch to a current object's JSON.
+type patchFunc func(current []byte) ([]byte, error)
+
+// patcher parses the patch once (a body that is not a patch of its type
+// is 400) and returns its application.
+func (s *Server) patcher(c *call, pt types.PatchType, patch []byte) (patchFunc, error) {
+	kind := c.res.kind
+	switch pt {
+	case types.JSONPatchType:
+		ops, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		return func(current []byte) ([]byte, error) {
+			out, err := ops.Apply(current)
+			if err != nil {
+				return nil, invalidPatch(kind, c.info.Name, field.NewPath("patch"), err.Error())
+			}
+			return out, nil
+		}, nil
+	case types.MergePatchType:
+		if err := requireObject(patch); err != nil {
+			return nil, err
+		}
+		return func(current []byte) ([]byte, error) {
+			out, err := jsonpatch.MergePatch(current, patch)
+			if err != nil {
+				return nil, invalidPatch(kind, c.info.Name, field.NewPath("patch"), err.Error())
+			}
+			return out, nil
+		}, nil
+	}
+	if err := requireObject(patch); err != nil {
+		return nil, err
+	}
+	t, _ := builtin.ForGVK(kind.GVK.Group, kind.GVK.Version, kind.GVK.Kind)
+	return s.strategicPatcher(c, t, patch), nil
+}
+
+func (s *Server) strategicPatcher(c *call, t strataschema.Type, patch []byte) patchFunc {
+	opts := strategicpatch.Options{Compat: s.cfg.PatchCompat}
+	return func(current []byte) ([]byte, error) {
+		out, err := strategicpatch.ApplyJSON(current, patch, t, opts)
+		if err == nil {
+			return out, nil
+		}
+		var perr *strategicpatch.Error
+		if errors.As(err, &perr) {
+			path := field.NewPath("patch")
+			if perr.Path != "" {
+				path = field.NewPath(perr.Path)
+			}
+			return nil, invalidPatch(c.res.kind, c.info.Name, path, err.Error())
+		}
+		var syntax *jsontape.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		return nil, apierrors.NewInternalError(err)
+	}
+}
+
+// requireObject refuses a merge or strategic patch that is not a JSON
+// object with 400, as kube-apiserver does.
+func requireObject(patch []byte) error {
+	var v any
+	if err := json.Unmarshal(patch, &v); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: the patch must be a JSON object, not %s", jsonKind(v)))
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// invalidPatch is a rejected patch: 422 Invalid naming the path and rule.
+func invalidPatch(kind *registry.Kind, name string, path *field.Path, detail string) error {
+	return apierrors.NewInvalid(kind.GVK.GroupKind(), name, field.ErrorList{
+		{Type: field.ErrorTypeInvalid, Field: path.String(), BadValue: field.OmitValueType{}, Detail: detail}})
+}

@@ -1,0 +1,143 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/stratadev/strata/storage"
+)
+
+// parseListOptions reads list and watch query parameters into the storage
+// layer's options. Malformed values are 400.
+func parseListOptions(q url.Values) (metav1.ListOptions, storage.ListOptions, error) {
+	var in metav1.ListOptions
+	if err := metav1.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &in); err != nil {
+		return in, storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
+	}
+	out := storage.ListOptions{
+		ResourceVersion: in.ResourceVersion, ResourceVersionMatch: in.ResourceVersionMatch,
+		Limit: in.Limit, Continue: in.Continue,
+		AllowWatchBookmarks: in.AllowWatchBookmarks, SendInitialEvents: in.SendInitialEvents,
+	}
+	var err error
+	if out.Label, err = labels.Parse(in.LabelSelector); err != nil {
+		return in, out, apierrors.NewBadRequest(err.Error())
+	}
+	if out.Field, err = fields.ParseSelector(in.FieldSelector); err != nil {
+		return in, out, apierrors.NewBadRequest(err.Error())
+	}
+	if in.TimeoutSeconds != nil {
+		out.Timeout = time.Duration(*in.TimeoutSeconds) * time.Second
+	}
+	return in, out, nil
+}
+
+// tableOptions reads the includeObject parameter of Table requests.
+func tableOptions(q url.Values) (*metav1.TableOptions, error) {
+	opts := &metav1.TableOptions{}
+	switch v := metav1.IncludeObjectPolicy(q.Get("includeObject")); v {
+	case "", metav1.IncludeNone, metav1.IncludeMetadata, metav1.IncludeObject:
+		opts.IncludeObject = v
+	default:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", v))
+	}
+	return opts, nil
+}
+
+// writeRead writes the result of a get in the negotiated form.
+func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, form output, obj *unstructured.Unstructured) {
+	switch form {
+	case outputTable:
+		opts, err := tableOptions(r.URL.Query())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		table, err := c.res.kind.Table(r.Context(), []*unstructured.Unstructured{obj}, false, opts)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		table.ResourceVersion = obj.GetResourceVersion()
+		writeObject(w, r, http.StatusOK, table)
+	case outputPartial:
+		writeObject(w, r, http.StatusOK, partialOf(obj))
+	default:
+		writeObject(w, r, http.StatusOK, obj.Object)
+	}
+}
+
+func partialOf(obj *unstructured.Unstructured) *metav1.PartialObjectMetadata {
+	p := meta.AsPartialObjectMetadata(obj)
+	p.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
+	return p
+}
+
+// listBody is a list as kube-apiserver encodes built-in lists: kind and
+// apiVersion on the list, not on its items.
+type listBody struct {
+	Kind       string           `json:"kind"`
+	APIVersion string           `json:"apiVersion"`
+	Metadata   metav1.ListMeta  `json:"metadata"`
+	Items      []map[string]any `json:"items"`
+}
+
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form output, list *unstructured.UnstructuredList) {
+	lm := metav1.ListMeta{ResourceVersion: list.GetResourceVersion(), Continue: list.GetContinue(),
+		RemainingItemCount: list.GetRemainingItemCount()}
+	switch form {
+	case outputTable:
+		opts, err := tableOptions(r.URL.Query())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		items := make([]*unstructured.Unstructured, len(list.Items))
+		for i := range list.Items {
+			items[i] = &list.Items[i]
+		}
+		table, err := c.res.kind.Table(r.Context(), items, true, opts)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		table.ListMeta = lm
+		writeObject(w, r, http.StatusOK, table)
+	case outputPartial:
+		out := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, len(list.Items))}
+		out.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadataList"))
+		for i := range list.Items {
+			out.Items[i] = *partialOf(&list.Items[i])
+		}
+		writeObject(w, r, http.StatusOK, out)
+	default:
+		gvk := c.res.kind.ListGVK()
+		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm,
+			Items: make([]map[string]any, len(list.Items))}
+		for i := range list.Items {
+			body.Items[i] = withoutTypeMeta(list.Items[i].Object)
+		}
+		writeObject(w, r, http.StatusOK, &body)
+	}
+}
+
+// withoutTypeMeta returns a shallow copy of an object without kind and
+// apiVersion (the object may be shared with the watch cache).
+func withoutTypeMeta(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "kind" && k != "apiVersion" {
+			out[k] = v
+		}
+	}
+	return out
+}

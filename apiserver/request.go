@@ -1,0 +1,135 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stratadev/strata/registry"
+)
+
+// readBody reads a request body up to the configured limit; more is 413.
+func (s *Server) readBody(r *http.Request) ([]byte, error) {
+	limit := s.cfg.MaxRequestBodyBytes
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("reading the request body: %v", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	return data, nil
+}
+
+// unsupportedBody is kube-apiserver's 415 for a body it cannot decode.
+func unsupportedBody(contentType string) error {
+	return statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf(
+		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got %q)", contentType))
+}
+
+// readObject reads an object body (create, update) as JSON: JSON as sent,
+// YAML and protobuf converted. Other media types are 415.
+func (s *Server) readObject(r *http.Request, kind *registry.Kind) ([]byte, error) {
+	contentType := r.Header.Get("Content-Type")
+	mediaType := "application/json"
+	if contentType != "" {
+		var err error
+		if mediaType, _, err = mime.ParseMediaType(contentType); err != nil {
+			return nil, unsupportedBody(contentType)
+		}
+	}
+	if mediaType == runtime.ContentTypeProtobuf {
+		body, err := s.readBody(r)
+		if err != nil {
+			return nil, err
+		}
+		return kind.ProtobufToJSON(body)
+	}
+	if mediaType != "application/json" && mediaType != "application/yaml" && mediaType != "*/*" {
+		return nil, unsupportedBody(contentType)
+	}
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if mediaType == "application/yaml" {
+		if body, err = yaml.YAMLToJSONStrict(body); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request is not valid YAML: %v", err))
+		}
+	}
+	if err := checkDepth(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// maxNesting bounds how deeply a body's JSON may nest, as kube-apiserver's
+// decoders do, so a hostile body cannot exhaust the stack.
+const maxNesting = 1000
+
+// checkDepth rejects a body nested deeper than maxNesting with 400.
+func checkDepth(body []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > maxNesting {
+				return apierrors.NewBadRequest(fmt.Sprintf("the request body nests deeper than %d levels", maxNesting))
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// writeParams are the query parameters of create, update and patch.
+type writeParams struct {
+	dryRun          bool
+	fieldValidation registry.FieldValidation
+}
+
+func parseWriteParams(q url.Values) (writeParams, error) {
+	var p writeParams
+	for _, v := range q["dryRun"] {
+		if v != metav1.DryRunAll {
+			return p, apierrors.NewBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", v))
+		}
+		p.dryRun = true
+	}
+	switch fv := q.Get("fieldValidation"); fv {
+	case "", metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict:
+		p.fieldValidation = registry.FieldValidation(fv)
+	default:
+		return p, apierrors.NewBadRequest(fmt.Sprintf(
+			"fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", fv))
+	}
+	return p, nil
+}
+
+// isStatus reports whether err carries an API status (as opposed to an
+// unexpected failure).
+func isStatus(err error) bool {
+	var as apierrors.APIStatus
+	return errors.As(err, &as)
+}

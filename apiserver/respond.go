@@ -1,0 +1,95 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// statusOf turns any error into the Status kube-apiserver would answer: an
+// APIStatus error as it is, anything else as 500 InternalError.
+func statusOf(err error) *metav1.Status {
+	var as apierrors.APIStatus
+	if errors.As(err, &as) {
+		st := as.Status()
+		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+		if st.Status == "" {
+			st.Status = metav1.StatusFailure
+		}
+		return &st
+	}
+	st := apierrors.NewInternalError(err).Status()
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	return &st
+}
+
+// writeError writes err as a Status, with Retry-After when it asks for one.
+func writeError(w http.ResponseWriter, err error) {
+	st := statusOf(err)
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	writeJSON(w, code, st)
+}
+
+// writeJSON writes v as JSON with the given status code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		code, data = http.StatusInternalServerError, internalErrorBody(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+func internalErrorBody(err error) []byte {
+	st := apierrors.NewInternalError(fmt.Errorf("encoding the response: %w", err)).Status()
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	data, _ := json.Marshal(st) // a Status always encodes
+	return data
+}
+
+// writeObject writes v in the media type the request accepts (JSON or YAML).
+func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
+	if acceptsYAMLOnly(r) {
+		data, err := json.Marshal(v)
+		if err == nil {
+			data, err = yaml.JSONToYAML(data)
+		}
+		if err != nil {
+			writeError(w, apierrors.NewInternalError(err))
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		w.WriteHeader(code)
+		_, _ = w.Write(data)
+		return
+	}
+	writeJSON(w, code, v)
+}
+
+// addWarnings writes Warning headers as kube-apiserver does: code 299,
+// agent "-", the text quoted.
+func addWarnings(w http.ResponseWriter, warnings []string) {
+	for _, text := range warnings {
+		w.Header().Add("Warning", "299 - "+strconv.Quote(text))
+	}
+}
+
+// statusError builds a Status error for codes apierrors has no constructor
+// for.
+func statusError(code int32, reason metav1.StatusReason, message string) *apierrors.StatusError {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}}
+}

@@ -1,0 +1,133 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+)
+
+// requestInfoFactory parses /api and /apis paths as kube-apiserver does.
+var requestInfoFactory = &genericapirequest.RequestInfoFactory{
+	APIPrefixes:          sets.NewString("api", "apis"),
+	GrouplessAPIPrefixes: sets.NewString("api"),
+}
+
+// call is one resource request, parsed.
+type call struct {
+	info *genericapirequest.RequestInfo
+	res  *resource
+}
+
+// Handler returns the API's HTTP handler (without authentication).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", s.serveHealth)
+	mux.HandleFunc("/livez", s.serveLive)
+	mux.HandleFunc("/readyz", s.serveHealth)
+	mux.HandleFunc("/version", s.serveVersion)
+	mux.HandleFunc("/api", s.serveAPI)
+	mux.HandleFunc("/api/", s.serveAPI)
+	mux.HandleFunc("/apis", s.serveAPI)
+	mux.HandleFunc("/apis/", s.serveAPI)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, apierrors.NewNotFound(schema.GroupResource{}, ""))
+	})
+	return mux
+}
+
+// serveAPI answers discovery and resource requests.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	info, err := requestInfoFactory.NewRequestInfo(r)
+	if err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if !info.IsResourceRequest {
+		s.serveDiscovery(w, r)
+		return
+	}
+	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
+	res, ok := s.resources[gvr]
+	if !ok || !validScope(res, info) {
+		writeError(w, notFoundPath(r))
+		return
+	}
+	c := &call{info: info, res: res}
+	switch info.Subresource {
+	case "":
+	case "status":
+		if !res.kind.HasStatus() || !oneOf(info.Verb, "get", "update", "patch") {
+			writeError(w, notFoundPath(r))
+			return
+		}
+	default:
+		writeError(w, notFoundPath(r))
+		return
+	}
+	s.dispatch(w, r, c)
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) {
+	switch c.info.Verb {
+	case "get":
+		s.serveGet(w, r, c)
+	case "list":
+		s.serveList(w, r, c)
+	case "watch":
+		s.serveWatch(w, r, c)
+	case "create":
+		s.serveCreate(w, r, c)
+	case "update":
+		s.serveUpdate(w, r, c)
+	case "patch":
+		s.servePatch(w, r, c)
+	case "delete":
+		s.serveDelete(w, r, c)
+	case "deletecollection":
+		s.serveDeleteCollection(w, r, c)
+	default:
+		writeError(w, apierrors.NewMethodNotSupported(c.res.kind.GroupResource(), c.info.Verb))
+	}
+}
+
+// validScope: a cluster-scoped resource has no namespace segment; a
+// namespaced one may omit it only to list or watch across namespaces.
+func validScope(res *resource, info *genericapirequest.RequestInfo) bool {
+	if !res.kind.Namespaced {
+		return info.Namespace == ""
+	}
+	if info.Namespace == "" {
+		return info.Verb == "list" || info.Verb == "watch"
+	}
+	return true
+}
+
+// notFoundPath is kube-apiserver's 404 for a path it does not serve.
+func notFoundPath(r *http.Request) error {
+	err := apierrors.NewNotFound(schema.GroupResource{}, "")
+	err.ErrStatus.Message = "the server could not find the requested resource"
+	err.ErrStatus.Details = nil
+	_ = r
+	return err
+}
+
+func oneOf(s string, options ...string) bool {
+	for _, o := range options {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceName names an object in messages: "deployments.apps \"web\"".
+func resourceName(gr schema.GroupResource, name string) string {
+	return fmt.Sprintf("%s %q", gr.String(), name)
+}
+
+var _ = strings.TrimSpace

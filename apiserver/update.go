@@ -1,0 +1,126 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
+)
+
+// errModified is kube-apiserver's conflict reason for a stale resourceVersion.
+var errModified = errors.New("the object has been modified; please apply your changes to the latest version and try again")
+
+// serveUpdate answers PUT of an object or its status: compare-and-swap when
+// the body carries a resourceVersion (stale is 409), unconditional without.
+func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
+	params, err := parseWriteParams(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	body, err := s.readObject(r, c.res.kind)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	kind := c.res.kind
+	obj, decodeWarnings, err := kind.Decode(body, params.fieldValidation)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := checkNameMatches(obj, c); err != nil {
+		writeError(w, err)
+		return
+	}
+	warnings := &registry.Warnings{}
+	ctx := kind.Context(r.Context(), c.info.Namespace, "update", c.info.Subresource, warnings)
+	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
+		return obj.DeepCopyObject(), nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, append(decodeWarnings, warnings.List()...))
+	writeObject(w, r, http.StatusOK, out.Object)
+}
+
+// newObjectFunc computes the object an update or patch proposes, from the
+// current state.
+type newObjectFunc func(cur *unstructured.Unstructured) (runtime.Object, error)
+
+// update runs one update or patch through the store's guaranteed update:
+// the proposal is checked against the current resourceVersion, prepared and
+// validated by the kind's strategy (or its status strategy), and written
+// if it changes anything. An update that leaves a deleted object without
+// finalizers removes it.
+func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newObjectFunc) (*unstructured.Unstructured, error) {
+	kind, status := c.res.kind, c.info.Subresource == "status"
+	try := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		obj, err := propose(cur)
+		if err != nil {
+			return nil, err
+		}
+		if rv := resourceVersionOf(obj); rv != "" && rv != cur.GetResourceVersion() {
+			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
+		}
+		return kind.PrepareUpdate(ctx, obj, cur, status)
+	}
+	if dryRun {
+		cur, err := c.res.store.Get(ctx, c.info.Namespace, c.info.Name, storage.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return try(cur.DeepCopy())
+	}
+	out, err := c.res.store.GuaranteedUpdate(ctx, c.info.Namespace, c.info.Name, nil, try)
+	if err != nil {
+		return nil, err
+	}
+	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 {
+		pre := &storage.Preconditions{ResourceVersion: out.GetResourceVersion()}
+		if _, err := c.res.store.Delete(ctx, c.info.Namespace, c.info.Name, pre); err != nil &&
+			!errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// checkNameMatches refuses a body naming another object than the URL, and
+// fills an empty name (and namespace) from the URL.
+func checkNameMatches(obj runtime.Object, c *call) error {
+	m, ok := obj.(interface {
+		GetName() string
+		SetName(string)
+		GetNamespace() string
+		SetNamespace(string)
+	})
+	if !ok {
+		return apierrors.NewInternalError(fmt.Errorf("%T has no metadata", obj))
+	}
+	switch m.GetName() {
+	case "":
+		m.SetName(c.info.Name)
+	case c.info.Name:
+	default:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)",
+			m.GetName(), c.info.Name))
+	}
+	return nil
+}
+
+func resourceVersionOf(obj runtime.Object) string {
+	if m, ok := obj.(interface{ GetResourceVersion() string }); ok {
+		return m.GetResourceVersion()
+	}
+	return ""
+}

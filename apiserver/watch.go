@@ -1,0 +1,108 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchEvent is metav1.WatchEvent with the object inline.
+type watchEvent struct {
+	Type   watch.EventType `json:"type"`
+	Object any             `json:"object"`
+}
+
+// serveWatch streams changes as kube-apiserver does: one JSON WatchEvent per
+// line, flushed as it happens, until timeoutSeconds (or a random time
+// between the minimum watch timeout and twice it) or the client leaves. A
+// start the store cannot serve (410) is an ERROR event, then the end.
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
+	form, err := negotiateOutput(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	in, opts, err := parseListOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if in.TimeoutSeconds == nil {
+		min := s.cfg.MinWatchTimeout
+		opts.Timeout = min + time.Duration(rand.Int64N(int64(min)))
+	}
+	watcher, err := c.res.store.Watch(r.Context(), c.info.Namespace, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer watcher.Stop()
+	var tableOpts *metav1.TableOptions
+	if form == outputTable {
+		if tableOpts, err = tableOptions(r.URL.Query()); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(w)
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case ev, ok := <-watcher.ResultChan():
+			if !ok {
+				return
+			}
+			if err := enc.Encode(s.eventBody(r, c, form, tableOpts, ev)); err != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+// eventBody renders one event's object in the negotiated form.
+func (s *Server) eventBody(r *http.Request, c *call, form output, tableOpts *metav1.TableOptions, ev watch.Event) watchEvent {
+	switch obj := ev.Object.(type) {
+	case *metav1.Status:
+		st := *obj
+		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+		return watchEvent{Type: ev.Type, Object: &st}
+	case *unstructured.Unstructured:
+		if ev.Type == watch.Bookmark {
+			return watchEvent{Type: ev.Type, Object: obj.Object}
+		}
+		switch form {
+		case outputTable:
+			table, err := c.res.kind.Table(r.Context(), []*unstructured.Unstructured{obj}, false, tableOpts)
+			if err != nil {
+				return errorEvent(err)
+			}
+			table.ResourceVersion = obj.GetResourceVersion()
+			return watchEvent{Type: ev.Type, Object: table}
+		case outputPartial:
+			return watchEvent{Type: ev.Type, Object: partialOf(obj)}
+		}
+		return watchEvent{Type: ev.Type, Object: obj.Object}
+	}
+	return watchEvent{Type: ev.Type, Object: runtime.Unknown{}}
+}
+
+func errorEvent(err error) watchEvent {
+	return watchEvent{Type: watch.Error, Object: statusOf(err)}
+}

@@ -1,0 +1,13 @@
+// Package registry knows which resource types strata serves and how an
+// object of each becomes a stored object: strict decoding of its k8s.io/api
+// type, kube-apiserver's defaulting, its validation and its create/update
+// strategies (k8s.io/kubernetes/pkg/registry/...), and its Table columns
+// (k8s.io/kubernetes/pkg/printers). None of those rules is written here: this
+// package only wires the upstream functions to unstructured objects, which
+// is what strata's storage keeps.
+//
+// The HTTP layer (package apiserver) asks a Kind to prepare a create, an
+// update or a status update; what comes back is ready to store, or an
+// apierrors status error (400 for a body that is not the kind's type, 422
+// Invalid with kube-apiserver's field paths and causes).
+package registry

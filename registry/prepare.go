@@ -1,0 +1,145 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
+)
+
+// Warnings collects the warnings strategies add during one request.
+type Warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// AddWarning implements warning.Recorder.
+func (w *Warnings) AddWarning(_, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, seen := range w.list {
+		if seen == text {
+			return
+		}
+	}
+	w.list = append(w.list, text)
+}
+
+// List returns the warnings in the order they were added.
+func (w *Warnings) List() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.list...)
+}
+
+// Context returns the request context the upstream strategies expect: the
+// request's namespace, verb information and a warning recorder.
+func (k *Kind) Context(ctx context.Context, namespace, verb, subresource string, w *Warnings) context.Context {
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: verb, APIGroup: k.GVK.Group, APIVersion: k.GVK.Version,
+		Namespace: namespace, Resource: k.Resource, Subresource: subresource,
+	})
+	if w != nil {
+		ctx = warning.WithWarningRecorder(ctx, w)
+	}
+	return ctx
+}
+
+// PrepareCreate turns a decoded object (from Decode) into the object to
+// store: system metadata, a generated name for generateName, the kind's
+// create strategy and its validation, as kube-apiserver's generic store does.
+// ctx comes from Context.
+func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstructured.Unstructured, error) {
+	internal, err := toInternal(obj, k.GVK)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	m, err := meta.Accessor(internal)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if ns, ok := genericapirequest.NamespaceFrom(ctx); ok && m.GetNamespace() == "" && k.Namespaced {
+		m.SetNamespace(ns)
+	}
+	rest.FillObjectMetaSystemFields(m)
+	if m.GetGenerateName() != "" && m.GetName() == "" {
+		m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
+	}
+	m.SetResourceVersion("")
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	if err := rest.BeforeCreate(k.strategy, ctx, internal); err != nil {
+		return nil, err
+	}
+	return k.stored(internal)
+}
+
+// PrepareUpdate computes the object to store when obj (from Decode)
+// replaces current: the update strategy (status kept, generation bumped on
+// spec change) and update validation (immutable fields). With status set,
+// the status subresource's strategy applies instead (spec kept).
+func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *unstructured.Unstructured, status bool) (*unstructured.Unstructured, error) {
+	strategy := rest.RESTUpdateStrategy(k.strategy)
+	if status {
+		if k.status == nil {
+			return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
+		}
+		strategy = k.status
+	}
+	internal, err := toInternal(obj, k.GVK)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	old, err := k.internalOf(current)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	m, err := meta.Accessor(internal)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if m.GetNamespace() == "" && k.Namespaced {
+		m.SetNamespace(current.GetNamespace())
+	}
+	if m.GetResourceVersion() == "" {
+		if !strategy.AllowUnconditionalUpdate(ctx) {
+			return nil, apierrors.NewConflict(k.GroupResource(), current.GetName(),
+				fmt.Errorf("metadata.resourceVersion must be specified for an update"))
+		}
+		m.SetResourceVersion(current.GetResourceVersion())
+	}
+	if err := rest.BeforeUpdate(strategy, ctx, internal, old); err != nil {
+		return nil, err
+	}
+	return k.stored(internal)
+}
+
+// internalOf converts a stored object to the kind's internal type.
+func (k *Kind) internalOf(u *unstructured.Unstructured) (runtime.Object, error) {
+	typed, err := toTyped(u, k.GVK)
+	if err != nil {
+		return nil, err
+	}
+	return toInternal(typed, k.GVK)
+}
+
+// Typed converts a stored object to the kind's external typed object.
+func (k *Kind) Typed(u *unstructured.Unstructured) (runtime.Object, error) {
+	return toTyped(u, k.GVK)
+}
+
+func (k *Kind) stored(internal runtime.Object) (*unstructured.Unstructured, error) {
+	u, err := toUnstructured(internal, k.GVK)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return u, nil
+}

@@ -1,0 +1,94 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/printers"
+	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
+	printerstorage "k8s.io/kubernetes/pkg/printers/storage"
+)
+
+// tables is kube-apiserver's table generator with the column handlers of
+// every built-in kind.
+var tables = printerstorage.TableConvertor{
+	TableGenerator: printers.NewTableGenerator().With(printersinternal.AddHandlers),
+}
+
+// Table renders objects as the metav1.Table kubectl prints, with the
+// columns kube-apiserver gives the kind. asList renders a list (header and
+// one row per object); otherwise objs holds one object. Each row carries
+// the object as opts.IncludeObject asks: metadata only by default, the
+// whole object, or nothing.
+func (k *Kind) Table(ctx context.Context, objs []*unstructured.Unstructured, asList bool, opts *metav1.TableOptions) (*metav1.Table, error) {
+	var target runtime.Object
+	var err error
+	if asList {
+		target, err = k.internalList(objs)
+	} else if len(objs) == 1 {
+		target, err = k.internalOf(objs[0])
+	} else {
+		err = fmt.Errorf("table of %d objects without a list", len(objs))
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	table, err := tables.ConvertToTable(ctx, target, opts)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %w", k.Resource, err))
+	}
+	if len(table.Rows) != len(objs) {
+		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %d rows for %d objects", k.Resource, len(table.Rows), len(objs)))
+	}
+	for i := range table.Rows {
+		row, err := rowObject(objs[i], opts)
+		if err != nil {
+			return nil, err
+		}
+		table.Rows[i].Object = row
+	}
+	table.APIVersion, table.Kind = metav1.SchemeGroupVersion.String(), "Table"
+	return table, nil
+}
+
+// rowObject is what a row carries of its object, as includeObject says.
+func rowObject(u *unstructured.Unstructured, opts *metav1.TableOptions) (runtime.RawExtension, error) {
+	include := metav1.IncludeMetadata
+	if opts != nil && opts.IncludeObject != "" {
+		include = opts.IncludeObject
+	}
+	switch include {
+	case metav1.IncludeObject:
+		return runtime.RawExtension{Object: u}, nil
+	case metav1.IncludeMetadata:
+		partial := meta.AsPartialObjectMetadata(u)
+		partial.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
+		return runtime.RawExtension{Object: partial}, nil
+	case metav1.IncludeNone:
+		return runtime.RawExtension{}, nil
+	}
+	return runtime.RawExtension{}, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include))
+}
+
+// internalList builds the kind's internal list type holding objs.
+func (k *Kind) internalList(objs []*unstructured.Unstructured) (runtime.Object, error) {
+	list, err := Scheme.New(k.ListGVK().GroupKind().WithVersion(runtime.APIVersionInternal))
+	if err != nil {
+		return nil, fmt.Errorf("new internal %s: %w", k.ListGVK().Kind, err)
+	}
+	items := make([]runtime.Object, len(objs))
+	for i, u := range objs {
+		if items[i], err = k.internalOf(u); err != nil {
+			return nil, err
+		}
+	}
+	if err := meta.SetList(list, items); err != nil {
+		return nil, fmt.Errorf("filling %s: %w", k.ListGVK().Kind, err)
+	}
+	return list, nil
+}
