@@ -26,7 +26,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) checkReady(ctx context.Context) error {
-	if _, err := s.cfg.Client.Get(ctx, "health", ); err != nil {
+	if _, err := s.cfg.Client.Get(ctx, "health"); err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
 	return s.WaitReady(ctx)

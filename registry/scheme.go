@@ -64,4 +64,3 @@ func toUnstructured(internal runtime.Object, gvk schema.GroupVersionKind) (*unst
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
-
