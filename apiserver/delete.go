@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -157,7 +158,7 @@ func queryDeleteOptions(q url.Values, opts *metav1.DeleteOptions) error {
 		return nil
 	}
 	var fromQuery metav1.DeleteOptions
-	if err := metav1.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &fromQuery); err != nil {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &fromQuery); err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	if fromQuery.PropagationPolicy != nil {

@@ -8,32 +8,26 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/stratadev/strata/storage"
 )
 
 // parseListOptions reads list and watch query parameters into the storage
-// layer's options. Malformed values are 400.
-func parseListOptions(q url.Values) (metav1.ListOptions, storage.ListOptions, error) {
-	var in metav1.ListOptions
-	if err := metav1.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &in); err != nil {
-		return in, storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
+// layer's options, with kube-apiserver's parameter codec. Malformed values
+// (a selector that does not parse, a non-integer limit) are 400.
+func parseListOptions(q url.Values) (*metainternalversion.ListOptions, storage.ListOptions, error) {
+	in := &metainternalversion.ListOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, in); err != nil {
+		return nil, storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
 	}
 	out := storage.ListOptions{
 		ResourceVersion: in.ResourceVersion, ResourceVersionMatch: in.ResourceVersionMatch,
-		Limit: in.Limit, Continue: in.Continue,
+		Limit: in.Limit, Continue: in.Continue, Label: in.LabelSelector, Field: in.FieldSelector,
 		AllowWatchBookmarks: in.AllowWatchBookmarks, SendInitialEvents: in.SendInitialEvents,
-	}
-	var err error
-	if out.Label, err = labels.Parse(in.LabelSelector); err != nil {
-		return in, out, apierrors.NewBadRequest(err.Error())
-	}
-	if out.Field, err = fields.ParseSelector(in.FieldSelector); err != nil {
-		return in, out, apierrors.NewBadRequest(err.Error())
 	}
 	if in.TimeoutSeconds != nil {
 		out.Timeout = time.Duration(*in.TimeoutSeconds) * time.Second

@@ -69,7 +69,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	// Flag parsing errors are usage errors.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCommand(), newPatchCommand(), newDiffCommand(), newMerge3Command(), newPkgCommand())
+	root.AddCommand(newVersionCommand(), newPatchCommand(), newDiffCommand(), newMerge3Command(), newPkgCommand(), newKubectlCommand(), newServerCommand())
 	return root
 }
 

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stratadev/strata/server"
+)
+
+func newServerCommand() *cobra.Command {
+	o := server.NewOptions()
+	var logLevel string
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run a Kubernetes-compatible API server on an embedded (or external) etcd",
+		Long: `Run a Kubernetes-compatible API server. With no flags it keeps everything in
+./strata-data: an embedded etcd, a self-signed CA and serving certificate, an
+admin token and a kubeconfig (./strata-data/kubeconfig) that kubectl and
+"strata kubectl" use. It serves HTTPS on 127.0.0.1:6443 and stops gracefully on
+SIGINT or SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return usageError{err}
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return usagef("--log-level: %v", err)
+			}
+			o.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			running, err := server.Start(ctx, o)
+			if err != nil {
+				return err
+			}
+			return running.Wait()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.DataDir, "data-dir", o.DataDir, "directory for etcd data, certificates, the admin token and the kubeconfig")
+	f.StringSliceVar(&o.EtcdServers, "etcd-servers", nil, "external etcd client URLs (no embedded etcd runs)")
+	f.StringVar(&o.EtcdCAFile, "etcd-cafile", "", "CA bundle to verify external etcd servers")
+	f.StringVar(&o.EtcdCertFile, "etcd-certfile", "", "client certificate for external etcd")
+	f.StringVar(&o.EtcdKeyFile, "etcd-keyfile", "", "client key for external etcd")
+	f.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address to serve on")
+	f.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "port to serve HTTPS on (0: any free port)")
+	f.StringVar(&o.TLSCertFile, "tls-cert-file", "", "serving certificate (default: generated in the data directory)")
+	f.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", "", "private key of --tls-cert-file")
+	f.StringVar(&o.TokenAuthFile, "token-auth-file", "", "bearer tokens, one per line: token,user,uid,\"group1,group2\"")
+	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "CA whose client certificates authenticate (CN user, O groups)")
+	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP instead of HTTPS (loopback addresses only)")
+	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
+	f.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", 0, "how often to compact etcd history (default 5m; negative: never)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/stratadev/strata/strategicpatch"
+)
+
+// Options are the settings of strata server, one per command-line flag.
+type Options struct {
+	// DataDir holds the embedded etcd's data, the certificates, the admin
+	// token and the kubeconfig. Default DefaultDataDir.
+	DataDir string
+	// EtcdServers, when set, names an external etcd cluster; no embedded
+	// member runs. EtcdCAFile/CertFile/KeyFile configure TLS to it.
+	EtcdServers                           []string
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// BindAddress and SecurePort are where HTTPS is served. Port 0 picks
+	// a free port (the kubeconfig names the one chosen).
+	BindAddress string
+	SecurePort  int
+	// TLSCertFile and TLSPrivateKeyFile replace the generated serving
+	// certificate.
+	TLSCertFile, TLSPrivateKeyFile string
+	// TokenAuthFile adds users by bearer token (kube-apiserver's CSV
+	// format); ClientCAFile authenticates client certificates it signed.
+	TokenAuthFile, ClientCAFile string
+	// PlainHTTP serves HTTP without TLS instead of HTTPS; allowed only on a
+	// loopback BindAddress.
+	PlainHTTP bool
+	// PatchCompat selects apimachinery's exact strategic-merge-patch
+	// behaviour ("kubernetes") instead of strata's ("").
+	PatchCompat string
+	// CompactionInterval is how often etcd history is compacted (0: the
+	// default of five minutes; negative: never).
+	CompactionInterval time.Duration
+	// ShutdownTimeout bounds the graceful shutdown.
+	ShutdownTimeout time.Duration
+	// Logger receives the server's logs; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultDataDir         = "strata-data"
+	DefaultBindAddress     = "127.0.0.1"
+	DefaultSecurePort      = 6443
+	DefaultShutdownTimeout = 60 * time.Second
+)
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{DataDir: DefaultDataDir, BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort,
+		ShutdownTimeout: DefaultShutdownTimeout}
+}
+
+// Validate checks the options and says what is wrong with the flag's name.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir: must not be empty"))
+	}
+	ip := net.ParseIP(o.BindAddress)
+	if ip == nil {
+		errs = append(errs, fmt.Errorf("--bind-address: %q is not an IP address", o.BindAddress))
+	}
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port: %d is not a port (0 to 65535)", o.SecurePort))
+	}
+	if o.PlainHTTP && ip != nil && !ip.IsLoopback() {
+		errs = append(errs, fmt.Errorf("--plain-http: refused on the non-loopback address %s: plain HTTP is served only on loopback", o.BindAddress))
+	}
+	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: give both or neither"))
+	}
+	if _, err := o.patchCompat(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) patchCompat() (strategicpatch.Compat, error) {
+	switch o.PatchCompat {
+	case "", "strata":
+		return strategicpatch.Strata, nil
+	case "kubernetes":
+		return strategicpatch.Kubernetes, nil
+	}
+	return 0, fmt.Errorf("--patch-compat: %q is not one of \"kubernetes\", \"strata\"", o.PatchCompat)
+}
+
+// paths inside the data directory.
+func (o *Options) etcdDir() string       { return filepath.Join(o.DataDir, "etcd") }
+func (o *Options) pkiDir() string        { return filepath.Join(o.DataDir, "pki") }
+func (o *Options) kubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }

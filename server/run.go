@@ -1,0 +1,247 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/stratadev/strata/apiserver"
+	"github.com/stratadev/strata/apiserver/authn"
+	"github.com/stratadev/strata/internal/pki"
+	"github.com/stratadev/strata/storage"
+	"github.com/stratadev/strata/storage/etcd"
+)
+
+// KubernetesVersion is the Kubernetes release whose API strata serves.
+const KubernetesVersion = "v1.37.2"
+
+// Running is a started server.
+type Running struct {
+	// URL is where the API is served; Kubeconfig the file that reaches it.
+	URL, Kubeconfig string
+	done            chan error
+}
+
+// Wait blocks until the server has stopped and returns why.
+func (r *Running) Wait() error { return <-r.done }
+
+// Start starts etcd (unless external), the API and its listener, and
+// returns once requests are served. The server stops, gracefully, when
+// ctx ends; Wait reports the end.
+func Start(ctx context.Context, o *Options) (*Running, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
+	}
+	etcdCtx, stopEtcd := context.WithCancel(context.Background())
+	etcdSrv, client, err := startEtcd(etcdCtx, o)
+	if err != nil {
+		stopEtcd()
+		return nil, err
+	}
+	cleanup := func() {
+		client.Close()
+		stopEtcd()
+		<-etcdSrv.Done()
+	}
+	r, err := startAPI(ctx, o, client, log, cleanup)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	return r, nil
+}
+
+func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client, error) {
+	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers,
+		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}.Complete()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := etcd.NewServer(cfg)
+	if err := srv.Run(ctx); err != nil {
+		return nil, nil, err
+	}
+	client, err := srv.Client()
+	if err != nil {
+		return nil, nil, fmt.Errorf("etcd client: %w", err)
+	}
+	return srv, client, nil
+}
+
+func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, cleanup func()) (*Running, error) {
+	compat, _ := o.patchCompat()
+	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := api.WaitReady(readyCtx); err != nil {
+		api.Close()
+		return nil, err
+	}
+	if err := api.EnsureNamespaces(readyCtx); err != nil {
+		api.Close()
+		return nil, err
+	}
+	handler, tlsConfig, token, caPEM, err := secure(o, api.Handler())
+	if err != nil {
+		api.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		api.Close()
+		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+	}
+	scheme := "https"
+	if o.PlainHTTP {
+		scheme = "http"
+	}
+	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
+	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
+	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	compactCtx, stopCompaction := context.WithCancel(context.Background())
+	if o.CompactionInterval >= 0 {
+		go storage.NewCompactor(client, o.CompactionInterval, log).Run(compactCtx)
+	}
+	serveErr := make(chan error, 1)
+	go func() {
+		if o.PlainHTTP {
+			serveErr <- httpSrv.Serve(ln)
+		} else {
+			serveErr <- httpSrv.ServeTLS(ln, "", "")
+		}
+	}()
+	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
+	go func() {
+		var err error
+		select {
+		case <-ctx.Done():
+		case err = <-serveErr:
+		}
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+		defer cancel()
+		api.Close() // ends watches, so the shutdown does not wait for them
+		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
+			err = shutdownErr
+		}
+		stopCompaction()
+		cleanup()
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		log.Info("strata server stopped")
+		r.done <- err
+	}()
+	return r, nil
+}
+
+// secure wraps the API in authentication and prepares TLS, the admin token
+// and the CA clients should trust.
+func secure(o *Options, api http.Handler) (http.Handler, *tls.Config, string, []byte, error) {
+	token, err := pki.EnsureToken(o.pkiDir())
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	tokens := map[string]user.Info{token: &user.DefaultInfo{Name: "strata-admin", Groups: []string{user.SystemPrivilegedGroup}}}
+	if o.TokenAuthFile != "" {
+		extra, err := authn.ParseTokenFile(o.TokenAuthFile)
+		if err != nil {
+			return nil, nil, "", nil, err
+		}
+		for t, u := range extra {
+			tokens[t] = u
+		}
+	}
+	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	if o.ClientCAFile != "" {
+		pemBytes, err := os.ReadFile(o.ClientCAFile)
+		if err != nil {
+			return nil, nil, "", nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pemBytes) {
+			return nil, nil, "", nil, fmt.Errorf("--client-ca-file %s: no PEM certificate in it", o.ClientCAFile)
+		}
+		a.ClientCA = pool
+		authn.ClientAuthTLS(tlsConfig, pool)
+	}
+	if o.PlainHTTP {
+		return authn.Middleware(a, api), nil, token, nil, nil
+	}
+	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
+	if certFile == "" {
+		serving, err := pki.EnsureServing(o.pkiDir(), servingHosts(o.BindAddress))
+		if err != nil {
+			return nil, nil, "", nil, err
+		}
+		certFile, keyFile, caPEM = serving.CertFile, serving.KeyFile, serving.CAPEM
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
+	}
+	tlsConfig.Certificates = []tls.Certificate{cert}
+	return authn.Middleware(a, api), tlsConfig, token, caPEM, nil
+}
+
+// anonymousAllowed are the paths kube-apiserver lets anonymous users read.
+func anonymousAllowed(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/livez", "/readyz", "/version":
+		return true
+	}
+	return false
+}
+
+func servingHosts(bind string) []string {
+	hosts := []string{"127.0.0.1", "localhost", "::1"}
+	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+		hosts = append(hosts, bind)
+	}
+	return hosts
+}
+
+// dialAddress is the address clients dial for a listener: a wildcard bind
+// is reached through loopback.
+func dialAddress(addr net.Addr) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func versionInfo() version.Info {
+	parts := strings.SplitN(strings.TrimPrefix(KubernetesVersion, "v"), ".", 3)
+	return version.Info{Major: parts[0], Minor: parts[1], GitVersion: KubernetesVersion + "+strata",
+		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+}
