@@ -22,7 +22,11 @@ const (
 // WriteKubeconfig writes to path (mode 0600, through a temporary file and a
 // rename) a kubeconfig whose current context "strata" reaches serverURL as
 // user "strata-admin" with the bearer token. The CA certificate is inline,
-// so the file keeps working when copied to another machine.
+// so the file keeps working when copied to another machine. caPEM may be
+// empty: for an https server whose certificate the system roots verify, and
+// for an http:// server (loopback plain HTTP), which takes no CA. Note that
+// client-go sends no credentials at all, the token included, to an http://
+// server: such a server cannot require authentication from kubectl.
 func WriteKubeconfig(path, serverURL string, caPEM []byte, token string) error {
 	if err := checkKubeconfigInputs(serverURL, caPEM, token); err != nil {
 		return fmt.Errorf("kubeconfig %s: %w", path, err)
@@ -65,10 +69,14 @@ func checkKubeconfigInputs(serverURL string, caPEM []byte, token string) error {
 	if err != nil {
 		return fmt.Errorf("server URL: %w", err)
 	}
-	if u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("server URL %q: want https://HOST[:PORT]", serverURL)
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("server URL %q: want https://HOST[:PORT] (or http://)", serverURL)
 	}
-	if !x509.NewCertPool().AppendCertsFromPEM(caPEM) {
+	switch {
+	case len(caPEM) == 0:
+	case u.Scheme == "http":
+		return fmt.Errorf("server URL %q: CA data given for plain HTTP", serverURL)
+	case !x509.NewCertPool().AppendCertsFromPEM(caPEM):
 		return errors.New("CA data: no PEM certificate")
 	}
 	if token == "" {

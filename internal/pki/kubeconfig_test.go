@@ -63,6 +63,30 @@ func TestWriteKubeconfig(t *testing.T) {
 	}
 }
 
+func TestWriteKubeconfigWithoutCA(t *testing.T) {
+	tests := []struct {
+		server, restToken string
+	}{
+		{server: "https://strata.example:6443", restToken: "tok"},
+		// client-go applies a user's credentials only over TLS.
+		{server: "http://127.0.0.1:8080", restToken: ""},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := WriteKubeconfig(path, tt.server, nil, "tok"); err != nil {
+			t.Fatalf("%s: %v", tt.server, err)
+		}
+		cfg, err := clientcmd.LoadFromFile(path)
+		if err != nil || cfg.AuthInfos["strata-admin"] == nil || cfg.AuthInfos["strata-admin"].Token != "tok" {
+			t.Fatalf("%s: %v, users %v", tt.server, err, cfg.AuthInfos)
+		}
+		rc, err := clientcmd.BuildConfigFromFlags("", path)
+		if err != nil || rc.Host != tt.server || len(rc.CAData) != 0 || rc.BearerToken != tt.restToken {
+			t.Errorf("%s: %v host %q CA data %d bytes token %q", tt.server, err, rc.Host, len(rc.CAData), rc.BearerToken)
+		}
+	}
+}
+
 func TestWriteKubeconfigRejects(t *testing.T) {
 	s, err := EnsureServing(t.TempDir(), testHosts)
 	if err != nil {
@@ -73,7 +97,8 @@ func TestWriteKubeconfigRejects(t *testing.T) {
 		ca                  []byte
 		want                string
 	}{
-		{name: "http", server: "http://127.0.0.1:6443", ca: s.CAPEM, token: "t", want: "want https"},
+		{name: "ftp", server: "ftp://127.0.0.1:6443", ca: s.CAPEM, token: "t", want: "want https"},
+		{name: "http with CA", server: "http://127.0.0.1:6443", ca: s.CAPEM, token: "t", want: "CA data given for plain HTTP"},
 		{name: "no host", server: "https://", ca: s.CAPEM, token: "t", want: "want https"},
 		{name: "bad URL", server: "https://[::1", ca: s.CAPEM, token: "t", want: "server URL"},
 		{name: "no CA", server: "https://127.0.0.1:6443", ca: []byte("x"), token: "t", want: "no PEM certificate"},
