@@ -17,7 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/authentication/user"
+	kubeversion "k8s.io/component-base/version"
 
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/internal/pki"
@@ -47,6 +49,19 @@ func TestDefaultKubeconfig(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, ok, tt.want)
 			}
 		})
+	}
+}
+
+// TestKubectlUnversionedBuild checks, in the test binary that no -ldflags
+// versioned, that kubectl's client version becomes valid semver.
+func TestKubectlUnversionedBuild(t *testing.T) {
+	if got := kubeversion.Get().GitVersion; got != unversionedGitVersion {
+		t.Skipf("this build has version %s", got)
+	}
+	versionUnversionedBuild()
+	got := kubeversion.Get().GitVersion
+	if _, err := utilversion.ParseSemantic(got); err != nil || got != "v0.0.0-master+strata" {
+		t.Errorf("client version %q (%v), want v0.0.0-master+strata", got, err)
 	}
 }
 
