@@ -1,9 +1,7 @@
 package apiserver
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,8 +51,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	res, ok := s.resources[gvr]
+	if ok && res == s.namespaces {
+		// RequestInfoFactory reads /api/v1/namespaces/{name} as the
+		// namespace {name}; a namespace itself lives in none.
+		info.Namespace = ""
+	}
 	if !ok || !validScope(res, info) {
-		writeError(w, notFoundPath(r))
+		writeError(w, notFoundPath())
 		return
 	}
 	c := &call{info: info, res: res}
@@ -62,11 +65,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case "":
 	case "status":
 		if !res.kind.HasStatus() || !oneOf(info.Verb, "get", "update", "patch") {
-			writeError(w, notFoundPath(r))
+			writeError(w, notFoundPath())
 			return
 		}
 	default:
-		writeError(w, notFoundPath(r))
+		writeError(w, notFoundPath())
 		return
 	}
 	s.dispatch(w, r, c)
@@ -108,11 +111,10 @@ func validScope(res *resource, info *genericapirequest.RequestInfo) bool {
 }
 
 // notFoundPath is kube-apiserver's 404 for a path it does not serve.
-func notFoundPath(r *http.Request) error {
+func notFoundPath() error {
 	err := apierrors.NewNotFound(schema.GroupResource{}, "")
 	err.ErrStatus.Message = "the server could not find the requested resource"
 	err.ErrStatus.Details = nil
-	_ = r
 	return err
 }
 
@@ -124,10 +126,3 @@ func oneOf(s string, options ...string) bool {
 	}
 	return false
 }
-
-// resourceName names an object in messages: "deployments.apps \"web\"".
-func resourceName(gr schema.GroupResource, name string) string {
-	return fmt.Sprintf("%s %q", gr.String(), name)
-}
-
-var _ = strings.TrimSpace

@@ -30,8 +30,9 @@ type Options struct {
 	// TokenAuthFile adds users by bearer token (kube-apiserver's CSV
 	// format); ClientCAFile authenticates client certificates it signed.
 	TokenAuthFile, ClientCAFile string
-	// PlainHTTP serves HTTP without TLS instead of HTTPS; allowed only on a
-	// loopback BindAddress.
+	// PlainHTTP serves HTTP without TLS and without authentication instead
+	// of HTTPS (as kube-apiserver's old insecure port did: clients do not
+	// send tokens over plain HTTP); allowed only on a loopback BindAddress.
 	PlainHTTP bool
 	// PatchCompat selects apimachinery's exact strategic-merge-patch
 	// behaviour ("kubernetes") instead of strata's ("").

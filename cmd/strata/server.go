@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -13,12 +14,13 @@ import (
 
 func newServerCommand() *cobra.Command {
 	o := server.NewOptions()
+	o.DataDir = dataDir(os.Getenv) // $STRATA_DATA_DIR, as strata kubectl reads it
 	var logLevel string
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run a Kubernetes-compatible API server on an embedded (or external) etcd",
 		Long: `Run a Kubernetes-compatible API server. With no flags it keeps everything in
-./strata-data: an embedded etcd, a self-signed CA and serving certificate, an
+./strata-data (or $STRATA_DATA_DIR): an embedded etcd, a self-signed CA and serving certificate, an
 admin token and a kubeconfig (./strata-data/kubeconfig) that kubectl and
 "strata kubectl" use. It serves HTTPS on 127.0.0.1:6443 and stops gracefully on
 SIGINT or SIGTERM.`,
@@ -53,7 +55,7 @@ SIGINT or SIGTERM.`,
 	f.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", "", "private key of --tls-cert-file")
 	f.StringVar(&o.TokenAuthFile, "token-auth-file", "", "bearer tokens, one per line: token,user,uid,\"group1,group2\"")
 	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "CA whose client certificates authenticate (CN user, O groups)")
-	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP instead of HTTPS (loopback addresses only)")
+	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP without TLS or authentication instead of HTTPS (loopback addresses only)")
 	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
 	f.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", 0, "how often to compact etcd history (default 5m; negative: never)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
