@@ -38,8 +38,11 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	if err != nil {
 		return nil, nil, apierrors.NewInternalError(err)
 	}
+	if err := k.checkTypeMeta(body); err != nil {
+		return nil, nil, err
+	}
 	gvk := k.GVK
-	obj, actual, err := strictJSON.Decode(body, &gvk, into)
+	obj, _, err := strictJSON.Decode(body, &gvk, into)
 	var warnings []string
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)
@@ -56,17 +59,27 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 			}
 		}
 	}
-	if actual.GroupVersion() != k.GVK.GroupVersion() {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf(
+	Scheme.Default(obj)
+	return obj, warnings, nil
+}
+
+// checkTypeMeta refuses a body whose apiVersion or kind (when given) is
+// not the kind's.
+func (k *Kind) checkTypeMeta(body []byte) error {
+	actual, err := serializerjson.DefaultMetaFactory.Interpret(body)
+	if err != nil {
+		return apierrors.NewBadRequest(decodeMessage(err))
+	}
+	if (actual.Group != "" || actual.Version != "") && actual.GroupVersion() != k.GVK.GroupVersion() {
+		return apierrors.NewBadRequest(fmt.Sprintf(
 			"the API version in the data (%s) does not match the expected API version (%s)",
 			actual.GroupVersion(), k.GVK.GroupVersion()))
 	}
-	if actual.Kind != k.GVK.Kind {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf(
+	if actual.Kind != "" && actual.Kind != k.GVK.Kind {
+		return apierrors.NewBadRequest(fmt.Sprintf(
 			"the kind in the data (%s) does not match the expected kind (%s)", actual.Kind, k.GVK.Kind))
 	}
-	Scheme.Default(obj)
-	return obj, warnings, nil
+	return nil
 }
 
 // decodeMessage words a decoding error as kube-apiserver does for a body
