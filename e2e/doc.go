@@ -1,0 +1,29 @@
+// Package e2e tests the strata binary from the outside, as a user runs it:
+// the tests build strata (and kubectl v1.37.2 from k8s.io/kubernetes, as a
+// second, independent client), start "strata server" as a child process on
+// a temporary data directory, and drive it with "strata kubectl", with that
+// kubectl, and with raw HTTP(S) requests.
+//
+// What they check:
+//
+//   - kubectl scenarios, each run with both kubectls: apply (created,
+//     configured with a reordered and shortened env list, unchanged),
+//     paginated get, strategic/merge/JSON patch, watch, delete, the table
+//     columns of deployments and pods, api-resources, get all, explain and
+//     version — with kubectl's exact output wherever it prints fixed text;
+//   - restart: a graceful stop (SIGTERM, exit status 0) and a new start on
+//     the same data directory keep the objects, the CA, the serving
+//     certificate, the admin token and the kubeconfig;
+//   - crash: after SIGKILL, every write the server acknowledged is there
+//     after the next start;
+//   - security: TLS and bearer tokens by default (401 Status without or with
+//     a wrong token), anonymous health and version, no plain HTTP on the TLS
+//     port, plain HTTP only on loopback, --token-auth-file users.
+//
+// The package holds only tests; run them with
+//
+//	go test -count=1 ./e2e/
+//
+// The first run compiles Kubernetes' packages and takes minutes; "go test
+// -short" skips the package.
+package e2e
