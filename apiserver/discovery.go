@@ -37,7 +37,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 3 && parts[0] == "apis" && s.servesVersion(parts[1], parts[2]):
 		s.writeResourceList(w, schema.GroupVersion{Group: parts[1], Version: parts[2]})
 	default:
-		writeError(w, notFoundPath(r))
+		writeError(w, notFoundPath())
 	}
 }
 
