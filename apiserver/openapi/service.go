@@ -1,0 +1,337 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/cached"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// Service serves /openapi/v2 and /openapi/v3 (with /openapi/v3/api/v1,
+// /openapi/v3/apis/{group}/{version} and the discovery documents api, apis and
+// apis/{group}) for a set of resources. It is safe for concurrent use:
+// documents can be replaced with SetGroupVersion while they are served.
+type Service struct {
+	scheme     *runtime.Scheme
+	serializer runtime.NegotiatedSerializer
+	info       spec.InfoProps
+
+	// mu serialises changes, and with them every use of defs (see definitions).
+	mu        sync.Mutex
+	defs      *definitions
+	gvs       map[schema.GroupVersion]*groupVersion
+	discovery map[string]*routeContainer // v3 document path → routes
+
+	v2           *handler.OpenAPIService
+	v2Generation int // under mu; the ETag source of lazily built v2 documents
+	v3           *handler3.OpenAPIService
+	// v3Paths is the set of served v3 document paths, read without mu.
+	v3Paths atomic.Pointer[map[string]bool]
+	mux     *http.ServeMux
+}
+
+// groupVersion is what the service keeps of one served group-version.
+type groupVersion struct {
+	resources []Resource
+	extra     []string // names of its extra definitions
+	routes    *routeContainer
+}
+
+// Option changes a default of New.
+type Option func(*Service)
+
+// WithInfo sets the info object of the documents; the default is title
+// "Kubernetes" (as kube-apiserver's) and version "unversioned". kube-apiserver
+// puts its binary version there, e.g. "v1.37.2".
+func WithInfo(title, version string) Option {
+	return func(s *Service) { s.info = spec.InfoProps{Title: title, Version: version} }
+}
+
+// New builds the documents of resources. defs is normally
+// k8s.io/kubernetes/pkg/generated/openapi.GetOpenAPIDefinitions and scheme
+// one that knows every served built-in kind and the meta/v1 options in core
+// v1, normally k8s.io/client-go/kubernetes/scheme.Scheme; definitions are
+// named and given x-kubernetes-group-version-kind from it, as kube-apiserver
+// does with its legacyscheme. Fields of disabled features are removed from
+// defs as in kube-apiserver.
+//
+// A document holds only the definitions reachable from its operations.
+// New builds every document before it returns, so an error in any of them is
+// returned here.
+func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []Resource, opts ...Option) (*Service, error) {
+	if defs == nil || scheme == nil {
+		return nil, errors.New("openapi: New needs definitions and a scheme")
+	}
+	s := &Service{
+		scheme:     scheme,
+		serializer: negotiatedSerializer(scheme),
+		info:       spec.InfoProps{Title: "Kubernetes", Version: "unversioned"},
+		gvs:        map[schema.GroupVersion]*groupVersion{},
+		discovery:  map[string]*routeContainer{},
+		v3:         handler3.NewOpenAPIService(),
+	}
+	for _, opt := range opts {
+		opt(s)
+	}
+	var err error
+	if s.defs, err = newDefinitions(defs, scheme); err != nil {
+		return nil, err
+	}
+
+	byGV := map[schema.GroupVersion][]Resource{}
+	for _, r := range resources {
+		gv := r.GVK.GroupVersion()
+		byGV[gv] = append(byGV[gv], r)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, gv := range sortedGroupVersions(byGV) {
+		if err := s.setGroupVersionLocked(gv, byGV[gv], nil, false); err != nil {
+			return nil, err
+		}
+	}
+	sw, err := s.buildV2(allRoutes(s.gvs, s.discovery))
+	if err != nil {
+		return nil, err
+	}
+	s.v2 = handler.NewOpenAPIService(sw)
+	s.mux = s.newMux()
+	return s, nil
+}
+
+// SetGroupVersion replaces the documents of one group-version with those of
+// resources (all of which must be in gv); no resources removes the
+// group-version. It is how custom resources are added at run time.
+//
+// extraDefs describes kinds of gv the scheme does not know: the key is the
+// kind, the schema its OpenAPI v2 schema, named as kube-apiserver names a
+// custom resource ("com.example.v1.Widget" for example.com/v1 Widget) and
+// given x-kubernetes-group-version-kind. A schema's $refs must be
+// "#/definitions/{name}" naming a generated definition (such as
+// io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta) or another kind of
+// extraDefs; they become "#/components/schemas/{name}" in /openapi/v3. A kind
+// whose list kind is not described gets a list schema like a custom
+// resource's. The schemas are kept, not copied: do not change them afterwards.
+//
+// The group-version's v3 document is rebuilt at once (tens of
+// milliseconds); /openapi/v2, which covers everything and takes a few hundred
+// milliseconds to build, is rebuilt when next asked for, so a burst of
+// changes costs one v2 build. An error in that build is logged by
+// kube-openapi's handler, which keeps serving the document it had.
+//
+// On error nothing changes.
+func (s *Service) SetGroupVersion(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.setGroupVersionLocked(gv, resources, extraDefs, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+// setGroupVersionLocked builds and, when everything built, installs the
+// documents of gv; lazyV2 has /openapi/v2 rebuilt when next asked for (New
+// builds it once at the end instead).
+func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema, lazyV2 bool) error {
+	if gv.Version == "" {
+		return fmt.Errorf("openapi: group-version %q has no version", gv)
+	}
+	path := strings.TrimPrefix(rootPath(gv), "/")
+	next, extras, err := s.prepare(gv, resources, extraDefs)
+	if err != nil {
+		return fmt.Errorf("openapi: %s: %w", path, err)
+	}
+	var oldExtra []string
+	if old := s.gvs[gv]; old != nil {
+		oldExtra = old.extra
+	}
+	undo := s.defs.setExtra(oldExtra, extras)
+
+	var doc *spec3.OpenAPI
+	if next != nil {
+		if doc, err = s.buildV3(path, next.routes); err != nil {
+			undo()
+			return err
+		}
+	}
+	gvs := maps.Clone(s.gvs)
+	if next != nil {
+		gvs[gv] = next
+	} else {
+		delete(gvs, gv)
+	}
+	discovery := s.discoveryRoutes(slices.Collect(maps.Keys(gvs)))
+	discoveryDocs := map[string]*spec3.OpenAPI{}
+	for p, c := range discovery {
+		if _, built := s.discovery[p]; built {
+			continue
+		}
+		if discoveryDocs[p], err = s.buildV3(p, c); err != nil {
+			undo()
+			return err
+		}
+	}
+
+	// Everything built: publish.
+	if next != nil {
+		s.v3.UpdateGroupVersion(path, doc)
+	} else {
+		s.v3.DeleteGroupVersion(path)
+	}
+	for p, d := range discoveryDocs {
+		s.v3.UpdateGroupVersion(p, d)
+	}
+	for p := range s.discovery {
+		if _, ok := discovery[p]; !ok {
+			s.v3.DeleteGroupVersion(p)
+		}
+	}
+	s.gvs, s.discovery = gvs, discovery
+	if lazyV2 {
+		s.v2Generation++
+		s.v2.UpdateSpecLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
+	}
+	paths := map[string]bool{}
+	for g := range gvs {
+		paths[strings.TrimPrefix(rootPath(g), "/")] = true
+	}
+	for p := range discovery {
+		paths[p] = true
+	}
+	s.v3Paths.Store(&paths)
+	return nil
+}
+
+// lazyV2 returns the build of /openapi/v2 over the group-versions served
+// when it runs (not when it was made: a request may still hold an older
+// build function after a change).
+func (s *Service) lazyV2(generation int) func() (*spec.Swagger, string, error) {
+	return func() (*spec.Swagger, string, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sw, err := s.buildV2(allRoutes(s.gvs, s.discovery))
+		return sw, fmt.Sprintf("strata-v2-%d", generation), err
+	}
+}
+
+// prepare validates the resources and extra definitions of gv and installs
+// their routes; a nil groupVersion means gv is to be removed.
+func (s *Service) prepare(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema) (*groupVersion, map[string]extraDefinition, error) {
+	if len(resources) == 0 {
+		if len(extraDefs) > 0 {
+			return nil, nil, errors.New("extra definitions without resources")
+		}
+		return nil, nil, nil
+	}
+	plurals := make([]string, 0, len(resources))
+	for _, r := range resources {
+		if err := r.validate(); err != nil {
+			return nil, nil, fmt.Errorf("resource %q: %w", r.Plural, err)
+		}
+		if r.GVK.GroupVersion() != gv {
+			return nil, nil, fmt.Errorf("resource %q: kind %v is not in %v", r.Plural, r.GVK, gv)
+		}
+		plurals = append(plurals, r.Plural)
+	}
+	if p := duplicate(plurals); p != "" {
+		return nil, nil, fmt.Errorf("resource %q listed twice", p)
+	}
+	extras, err := s.extraDefinitions(gv, resources, extraDefs)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := kinds{scheme: s.scheme, extra: map[schema.GroupVersionKind]string{}}
+	for name, e := range extras {
+		k.extra[e.gvk] = name
+	}
+	routes, err := s.installGroupVersion(gv, resources, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &groupVersion{
+		resources: slices.Clone(resources),
+		extra:     slices.Sorted(maps.Keys(extras)),
+		routes:    routes,
+	}, extras, nil
+}
+
+// extraDefinitions checks extraDefs against the scheme and the resources and
+// adds list schemas where they are missing.
+func (s *Service) extraDefinitions(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema) (map[string]extraDefinition, error) {
+	if len(extraDefs) > 0 && gv.Group == "" {
+		return nil, errors.New("extra definitions in the core group")
+	}
+	raw := map[string]spec.Schema{}
+	gvks := map[string]schema.GroupVersionKind{}
+	for kind, sch := range extraDefs {
+		if err := validateKind(kind); err != nil {
+			return nil, err
+		}
+		gvk := gv.WithKind(kind)
+		if s.scheme.Recognizes(gvk) {
+			return nil, fmt.Errorf("extra definition of %v: the scheme has this kind", gvk)
+		}
+		sch.Extensions = maps.Clone(sch.Extensions) // the builders write into them
+		raw[modelName(gvk)], gvks[modelName(gvk)] = sch, gvk
+	}
+	for _, r := range resources {
+		if s.scheme.Recognizes(r.GVK) {
+			continue
+		}
+		if _, ok := extraDefs[r.GVK.Kind]; !ok {
+			return nil, fmt.Errorf("resource %q: kind %v is neither in the scheme nor in the extra definitions", r.Plural, r.GVK)
+		}
+		list := gv.WithKind(r.listKind())
+		if err := validateKind(list.Kind); err != nil {
+			return nil, fmt.Errorf("resource %q: list %w", r.Plural, err)
+		}
+		if _, ok := raw[modelName(list)]; !ok && !s.scheme.Recognizes(list) {
+			raw[modelName(list)], gvks[modelName(list)] = listSchema(r.GVK, list), list
+		}
+	}
+	local := map[string]bool{}
+	for name := range raw {
+		local[name] = true
+	}
+	out := make(map[string]extraDefinition, len(raw))
+	for name, sch := range raw {
+		e, err := s.defs.newExtraDefinition(gvks[name], sch, local)
+		if err != nil {
+			return nil, fmt.Errorf("extra definition of %v: %w", gvks[name], err)
+		}
+		out[name] = e
+	}
+	return out, nil
+}
+
+// allRoutes returns the route containers of /openapi/v2: those of every
+// document, in a stable order.
+func allRoutes(gvs map[schema.GroupVersion]*groupVersion, discovery map[string]*routeContainer) []common.RouteContainer {
+	var out []common.RouteContainer
+	for _, p := range slices.Sorted(maps.Keys(discovery)) {
+		out = append(out, discovery[p])
+	}
+	for _, gv := range sortedGroupVersions(gvs) {
+		out = append(out, gvs[gv].routes)
+	}
+	return out
+}
+
+func sortedGroupVersions[V any](m map[schema.GroupVersion]V) []schema.GroupVersion {
+	return slices.SortedFunc(maps.Keys(m), func(a, b schema.GroupVersion) int {
+		return strings.Compare(a.String(), b.String())
+	})
+}
