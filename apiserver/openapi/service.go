@@ -126,7 +126,7 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 // whose list kind is not described gets a list schema like a custom
 // resource's. The schemas are kept, not copied: do not change them afterwards.
 //
-// The group-version's v3 document is rebuilt at once (tens of
+// The group-version's v3 document is rebuilt at once (a few
 // milliseconds); /openapi/v2, which covers everything and takes a few hundred
 // milliseconds to build, is rebuilt when next asked for, so a burst of
 // changes costs one v2 build. An error in that build is logged by
