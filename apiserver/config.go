@@ -10,7 +10,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
+	"github.com/stratadev/strata/apiserver/openapi"
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/strategicpatch"
@@ -59,6 +62,7 @@ type Server struct {
 	byGroup    map[string][]*resource // discovery order
 	groups     []string               // API groups in discovery order ("" first)
 	namespaces *resource
+	openapi    *openapi.Service
 	ctx        context.Context
 	cancel     context.CancelFunc
 	log        *slog.Logger
@@ -94,6 +98,12 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
+	var err error
+	if s.openapi, err = openapi.New(generatedopenapi.GetOpenAPIDefinitions, clientgoscheme.Scheme, openAPIResources(cfg.Kinds),
+		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("apiserver: OpenAPI documents: %w", err)
+	}
 	return s, nil
 }
 
@@ -117,6 +127,19 @@ func (s *Server) addKind(k *registry.Kind) error {
 		s.namespaces = r
 	}
 	return nil
+}
+
+// openAPIResources describes the served kinds for the OpenAPI documents.
+func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
+	out := make([]openapi.Resource, 0, len(kinds))
+	for _, k := range kinds {
+		r := openapi.Resource{GVK: k.GVK, Plural: k.Resource, Namespaced: k.Namespaced, Verbs: k.Verbs()}
+		if k.HasStatus() {
+			r.Subresources = []string{"status"}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // WaitReady blocks until every store's watch cache holds its initial list.

@@ -28,6 +28,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/livez", s.serveLive)
 	mux.HandleFunc("/readyz", s.serveHealth)
 	mux.HandleFunc("/version", s.serveVersion)
+	s.openapi.Install(mux)
 	mux.HandleFunc("/api", s.serveAPI)
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
