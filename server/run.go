@@ -73,7 +73,10 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 }
 
 func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client, error) {
-	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers,
+	// The embedded member logs only fatal errors: at its level "error" it
+	// reports its own listeners closing at every shutdown; its real
+	// failures reach the user through the API's errors and /readyz.
+	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers, LogLevel: "fatal",
 		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}.Complete()
 	if err != nil {
 		return nil, nil, err
