@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -125,11 +124,4 @@ func parseWriteParams(q url.Values) (writeParams, error) {
 			"fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", fv))
 	}
 	return p, nil
-}
-
-// isStatus reports whether err carries an API status (as opposed to an
-// unexpected failure).
-func isStatus(err error) bool {
-	var as apierrors.APIStatus
-	return errors.As(err, &as)
 }
