@@ -12,10 +12,7 @@ import (
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 )
 
-var (
-	allVerbs    = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-	statusVerbs = []string{"get", "patch", "update"}
-)
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 func gvk(group, version, kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
