@@ -9,7 +9,7 @@ import (
 // serveCreate answers POST to a collection: decode strictly, default,
 // prepare and validate as kube-apiserver does, check the namespace, store.
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := parseWriteParams(r.URL.Query())
+	params, err := parseWriteParams(r.URL.Query(), "create", "")
 	if err != nil {
 		writeError(w, err)
 		return

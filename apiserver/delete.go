@@ -9,7 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
@@ -113,13 +115,20 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 	return out, false, nil
 }
 
+// checkPreconditions is the store's precondition check for a dry run,
+// with kube-apiserver's messages.
 func checkPreconditions(res *resource, cur *unstructured.Unstructured, pre *storage.Preconditions) error {
-	if pre == nil {
-		return nil
+	var why error
+	switch {
+	case pre == nil:
+	case pre.UID != "" && pre.UID != cur.GetUID():
+		why = fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", pre.UID, cur.GetUID())
+	case pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion():
+		why = fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+			pre.ResourceVersion, cur.GetResourceVersion())
 	}
-	if (pre.UID != "" && pre.UID != cur.GetUID()) || (pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion()) {
-		return apierrors.NewConflict(res.kind.GroupResource(), cur.GetName(), fmt.Errorf(
-			"precondition failed: uid in precondition: %s, uid in object meta: %s", pre.UID, cur.GetUID()))
+	if why != nil {
+		return apierrors.NewConflict(res.kind.GroupResource(), cur.GetName(), why)
 	}
 	return nil
 }
@@ -137,18 +146,8 @@ func (s *Server) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	if err := queryDeleteOptions(r.URL.Query(), opts); err != nil {
 		return nil, err
 	}
-	for _, v := range opts.DryRun {
-		if v != metav1.DryRunAll {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", v))
-		}
-	}
-	if p := opts.PropagationPolicy; p != nil {
-		switch *p {
-		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
-		default:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf(
-				"propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *p))
-		}
+	if errs := metavalidation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}
 	return opts, nil
 }

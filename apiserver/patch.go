@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -28,12 +29,12 @@ import (
 // so a write conflict applies it again to the newer state; a patch that
 // fails changes nothing.
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := parseWriteParams(r.URL.Query())
+	patchType, err := patchTypeOf(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	patchType, err := patchTypeOf(r)
+	params, err := parseWriteParams(r.URL.Query(), "patch", patchType)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -67,7 +68,10 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		obj, ws, err := kind.Decode(patched, params.fieldValidation)
 		if err != nil {
-			return nil, err
+			// The patch made an object the kind cannot hold: kube-apiserver
+			// answers 422 on the patch.
+			return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{{Type: field.ErrorTypeInvalid,
+				Field: "patch", BadValue: field.OmitValueType{}, Detail: err.Error()}})
 		}
 		decodeWarnings = ws
 		return obj, checkNameMatches(obj, c)
@@ -109,9 +113,15 @@ func (s *Server) patcher(c *call, pt types.PatchType, patch []byte) (patchFunc, 
 	kind := c.res.kind
 	switch pt {
 	case types.JSONPatchType:
+		var list []any
+		if err := json.Unmarshal(patch, &list); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
 		ops, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			// A list of operations with one that is not: kube-apiserver
+			// rejects it when applying, as 422.
+			return nil, invalidPatch(kind, c.info.Name, field.NewPath("patch"), err.Error())
 		}
 		return func(current []byte) ([]byte, error) {
 			out, err := ops.Apply(current)

@@ -10,19 +10,26 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/storage"
 )
 
 // parseListOptions reads list and watch query parameters into the storage
-// layer's options, with kube-apiserver's parameter codec. Malformed values
-// (a selector that does not parse, a non-integer limit) are 400.
-func parseListOptions(q url.Values) (*metainternalversion.ListOptions, storage.ListOptions, error) {
+// layer's options, with kube-apiserver's parameter codec and validation.
+// Malformed values (a selector that does not parse, a non-integer limit)
+// are 400; invalid combinations 422 Invalid on ListOptions.
+func parseListOptions(q url.Values, watch bool) (*metainternalversion.ListOptions, storage.ListOptions, error) {
 	in := &metainternalversion.ListOptions{}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, in); err != nil {
 		return nil, storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
+	}
+	in.Watch = in.Watch || watch
+	if errs := metainternalversionvalidation.ValidateListOptions(in, true); len(errs) > 0 {
+		return nil, storage.ListOptions{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
 	out := storage.ListOptions{
 		ResourceVersion: in.ResourceVersion, ResourceVersionMatch: in.ResourceVersionMatch,

@@ -8,8 +8,13 @@ import (
 	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratadev/strata/registry"
@@ -108,20 +113,35 @@ type writeParams struct {
 	fieldValidation registry.FieldValidation
 }
 
-func parseWriteParams(q url.Values) (writeParams, error) {
-	var p writeParams
-	for _, v := range q["dryRun"] {
-		if v != metav1.DryRunAll {
-			return p, apierrors.NewBadRequest(fmt.Sprintf("dryRun: Unsupported value: %q: supported values: \"All\"", v))
-		}
-		p.dryRun = true
-	}
-	switch fv := q.Get("fieldValidation"); fv {
-	case "", metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict:
-		p.fieldValidation = registry.FieldValidation(fv)
+// parseWriteParams reads CreateOptions, UpdateOptions or PatchOptions (by
+// verb) from the query with kube-apiserver's parameter codec and validates
+// them as it does: a malformed query is 400, an unsupported value 422
+// Invalid on the options kind.
+func parseWriteParams(q url.Values, verb string, patchType types.PatchType) (writeParams, error) {
+	var dryRun []string
+	var fv string
+	var errs field.ErrorList
+	var kind string
+	var err error
+	switch verb {
+	case "create":
+		o := &metav1.CreateOptions{}
+		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
+		kind, dryRun, fv, errs = "CreateOptions", o.DryRun, o.FieldValidation, metavalidation.ValidateCreateOptions(o)
+	case "update":
+		o := &metav1.UpdateOptions{}
+		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
+		kind, dryRun, fv, errs = "UpdateOptions", o.DryRun, o.FieldValidation, metavalidation.ValidateUpdateOptions(o)
 	default:
-		return p, apierrors.NewBadRequest(fmt.Sprintf(
-			"fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", fv))
+		o := &metav1.PatchOptions{}
+		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
+		kind, dryRun, fv, errs = "PatchOptions", o.DryRun, o.FieldValidation, metavalidation.ValidatePatchOptions(o, patchType)
 	}
-	return p, nil
+	if err != nil {
+		return writeParams{}, apierrors.NewBadRequest(err.Error())
+	}
+	if len(errs) > 0 {
+		return writeParams{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
+	}
+	return writeParams{dryRun: len(dryRun) > 0, fieldValidation: registry.FieldValidation(fv)}, nil
 }

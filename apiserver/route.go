@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -57,11 +58,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		// namespace {name}; a namespace itself lives in none.
 		info.Namespace = ""
 	}
-	if !ok || !validScope(res, info) {
+	if !ok || (!res.kind.Namespaced && info.Namespace != "") {
 		writeError(w, notFoundPath())
 		return
 	}
 	c := &call{info: info, res: res}
+	if !methodAllowed(res, info) {
+		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"the server does not allow this method on the requested resource"))
+		return
+	}
 	switch info.Subresource {
 	case "":
 	case "status":
@@ -99,14 +105,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 }
 
-// validScope: a cluster-scoped resource has no namespace segment; a
-// namespaced one may omit it only to list or watch across namespaces.
-func validScope(res *resource, info *genericapirequest.RequestInfo) bool {
-	if !res.kind.Namespaced {
-		return info.Namespace == ""
+// methodAllowed: POST names a collection, PUT and PATCH an object; a
+// namespaced resource across all namespaces is only listed and watched.
+func methodAllowed(res *resource, info *genericapirequest.RequestInfo) bool {
+	if oneOf(info.Verb, "create", "update", "patch") && (info.Verb == "create") != (info.Name == "") {
+		return false
 	}
-	if info.Namespace == "" {
-		return info.Verb == "list" || info.Verb == "watch"
+	if res.kind.Namespaced && info.Namespace == "" {
+		return oneOf(info.Verb, "list", "watch")
 	}
 	return true
 }

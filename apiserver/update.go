@@ -20,7 +20,7 @@ var errModified = errors.New("the object has been modified; please apply your ch
 // serveUpdate answers PUT of an object or its status: compare-and-swap when
 // the body carries a resourceVersion (stale is 409), unconditional without.
 func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := parseWriteParams(r.URL.Query())
+	params, err := parseWriteParams(r.URL.Query(), "update", "")
 	if err != nil {
 		writeError(w, err)
 		return

@@ -28,7 +28,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	in, opts, err := parseListOptions(r.URL.Query())
+	in, opts, err := parseListOptions(r.URL.Query(), true)
 	if err != nil {
 		writeError(w, err)
 		return

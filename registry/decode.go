@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"sigs.k8s.io/yaml"
@@ -38,7 +40,8 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	if err != nil {
 		return nil, nil, apierrors.NewInternalError(err)
 	}
-	if err := k.checkTypeMeta(body); err != nil {
+	actual, err := k.checkTypeMeta(body)
+	if err != nil {
 		return nil, nil, err
 	}
 	gvk := k.GVK
@@ -46,13 +49,10 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	var warnings []string
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)
-		if !isStrict {
-			return nil, nil, apierrors.NewBadRequest(decodeMessage(err))
-		}
-		switch fv {
-		case FieldValidationStrict:
-			return nil, nil, apierrors.NewBadRequest(strictErr.Error())
-		case FieldValidationIgnore:
+		switch {
+		case !isStrict || fv == FieldValidationStrict:
+			return nil, nil, k.decodeError(actual, err, body)
+		case fv == FieldValidationIgnore:
 		default:
 			for _, e := range strictErr.Errors() {
 				warnings = append(warnings, e.Error())
@@ -63,34 +63,54 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	return obj, warnings, nil
 }
 
-// checkTypeMeta refuses a body whose apiVersion or kind (when given) is
-// not the kind's.
-func (k *Kind) checkTypeMeta(body []byte) error {
+// checkTypeMeta reads the body's apiVersion and kind (the kind's own when
+// absent) and refuses a body of another kind or version.
+func (k *Kind) checkTypeMeta(body []byte) (*schema.GroupVersionKind, error) {
 	actual, err := serializerjson.DefaultMetaFactory.Interpret(body)
 	if err != nil {
-		return apierrors.NewBadRequest(decodeMessage(err))
+		return nil, k.decodeError(nil, err, body)
 	}
-	if (actual.Group != "" || actual.Version != "") && actual.GroupVersion() != k.GVK.GroupVersion() {
-		return apierrors.NewBadRequest(fmt.Sprintf(
-			"the API version in the data (%s) does not match the expected API version (%s)",
-			actual.GroupVersion(), k.GVK.GroupVersion()))
+	if actual.Group == "" && actual.Version == "" {
+		actual.Group, actual.Version = k.GVK.Group, k.GVK.Version
 	}
-	if actual.Kind != "" && actual.Kind != k.GVK.Kind {
-		return apierrors.NewBadRequest(fmt.Sprintf(
-			"the kind in the data (%s) does not match the expected kind (%s)", actual.Kind, k.GVK.Kind))
+	if actual.Kind == "" {
+		actual.Kind = k.GVK.Kind
 	}
-	return nil
+	if actual.GroupVersion() != k.GVK.GroupVersion() {
+		return nil, k.decodeError(actual, fmt.Errorf("no kind %q is registered for version %q", actual.Kind, actual.GroupVersion()), body)
+	}
+	if actual.Kind != k.GVK.Kind {
+		return nil, k.decodeError(actual, fmt.Errorf("the kind in the data (%s) does not match the expected kind (%s)", actual.Kind, k.GVK.Kind), body)
+	}
+	return actual, nil
 }
 
-// decodeMessage words a decoding error as kube-apiserver does for a body
-// that is not an object of the kind at all.
-func decodeMessage(err error) string {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "couldn't get version/kind") || strings.Contains(msg, "json: cannot unmarshal") ||
-		strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end") {
-		return fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml; %v", msg)
+// decodeError words a body the kind cannot decode as kube-apiserver does:
+// naming the body's kind and version when it has them, else the start of
+// the body.
+func (k *Kind) decodeError(actual *schema.GroupVersionKind, err error, body []byte) error {
+	if actual != nil && actual.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+			actual.Kind, actual.Version, k.GVK.Kind, err))
 	}
-	return msg
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)",
+		k.GVK.Kind, err, summarize(body, 30)))
+}
+
+// summarize is the start of a body for an error message: JSON as text,
+// anything else in hex.
+func summarize(data []byte, max int) string {
+	more := ""
+	if len(data) > max {
+		data, more = data[:max], " ..."
+	}
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		return string(data) + more
+	}
+	return hex.EncodeToString(data) + more
 }
 
 // protobufCodec reads the protobuf bodies client-go's typed clients send.

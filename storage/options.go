@@ -62,7 +62,7 @@ func validateListMatch(o ListOptions) field.ErrorList {
 		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden when continue is provided"))
 	}
 	if o.ResourceVersionMatch == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
-		errs = append(errs, field.Forbidden(matchPath, `resourceVersionMatch "Exact" is forbidden for resourceVersion "0"`))
+		errs = append(errs, field.Forbidden(matchPath, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
 	}
 	return errs
 }
@@ -102,7 +102,7 @@ func (s *Store) planList(o ListOptions) (listPlan, error) {
 
 func (s *Store) planContinue(o ListOptions, p listPlan) (listPlan, error) {
 	if o.ResourceVersion != "" && o.ResourceVersion != "0" {
-		return listPlan{}, badRequest("specifying resourceVersion %q is not allowed when using continue", o.ResourceVersion)
+		return listPlan{}, badRequest("specifying resource version is not allowed when using continue")
 	}
 	tok, err := decodeContinue(o.Continue)
 	if err != nil {

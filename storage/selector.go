@@ -32,8 +32,7 @@ func newPredicate(l labels.Selector, f fields.Selector) (predicate, error) {
 	}
 	for _, r := range f.Requirements() {
 		if r.Field != fieldName && r.Field != fieldNamespace {
-			return predicate{}, badRequest("field selector %q: field %q is not supported (only %s and %s)",
-				f.String(), r.Field, fieldName, fieldNamespace)
+			return predicate{}, badRequest("%q is not a known field selector: only %q, %q", r.Field, fieldName, fieldNamespace)
 		}
 		switch r.Operator {
 		case selection.Equals, selection.DoubleEquals, selection.NotEquals:

@@ -98,11 +98,11 @@ func (s *Store) checkPreconditions(cur *unstructured.Unstructured, pre *Precondi
 	}
 	if pre.UID != "" && pre.UID != cur.GetUID() {
 		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
-			"precondition failed: uid in precondition: %s, uid in object meta: %s", pre.UID, cur.GetUID()))
+			"Precondition failed: UID in precondition: %v, UID in object meta: %v", pre.UID, cur.GetUID()))
 	}
 	if pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion() {
 		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
-			"the object has been modified; please apply your changes to the latest version and try again (resourceVersion in precondition: %s, in object meta: %s)",
+			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
 			pre.ResourceVersion, cur.GetResourceVersion()))
 	}
 	return nil
