@@ -96,6 +96,6 @@ func (o *Options) patchCompat() (strategicpatch.Compat, error) {
 }
 
 // paths inside the data directory.
-func (o *Options) etcdDir() string       { return filepath.Join(o.DataDir, "etcd") }
-func (o *Options) pkiDir() string        { return filepath.Join(o.DataDir, "pki") }
+func (o *Options) etcdDir() string        { return filepath.Join(o.DataDir, "etcd") }
+func (o *Options) pkiDir() string         { return filepath.Join(o.DataDir, "pki") }
 func (o *Options) kubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }
