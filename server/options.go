@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/strategicpatch"
 )
 
@@ -40,6 +41,12 @@ type Options struct {
 	// CompactionInterval is how often etcd history is compacted (0: the
 	// default of five minutes; negative: never).
 	CompactionInterval time.Duration
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// read-only and the mutating requests served at once (0: unlimited);
+	// beyond them requests are answered 429, as by kube-apiserver's flags
+	// of the same names. Watches are not counted, nor is system:masters
+	// (the admin token) refused.
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
 	// Logger receives the server's logs; default slog.Default().
@@ -57,7 +64,9 @@ const (
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{DataDir: DefaultDataDir, BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort,
-		ShutdownTimeout: DefaultShutdownTimeout}
+		ShutdownTimeout:             DefaultShutdownTimeout,
+		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.
@@ -78,6 +87,12 @@ func (o *Options) Validate() error {
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
 		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: give both or neither"))
+	}
+	if o.MaxRequestsInFlight < 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight: %d must not be negative (0: unlimited)", o.MaxRequestsInFlight))
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight: %d must not be negative (0: unlimited)", o.MaxMutatingRequestsInFlight))
 	}
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)

@@ -1,0 +1,114 @@
+package filters
+
+import (
+	"log/slog"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/endpoints/responsewriter"
+)
+
+// Defaults of kube-apiserver's --max-requests-inflight and
+// --max-mutating-requests-inflight.
+const (
+	DefaultMaxRequestsInFlight         = 400
+	DefaultMaxMutatingRequestsInFlight = 200
+)
+
+// MetricsPath is where Chain serves the metrics, behind authentication.
+const MetricsPath = "/metrics"
+
+// Config configures Chain.
+type Config struct {
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// read-only and the mutating requests served at once; 0 is unlimited.
+	// Long-running requests (watches) are not counted.
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// Authenticate wraps a handler in authentication: it answers the
+	// requests it refuses and passes the others on with the user in the
+	// context (request.WithUser). nil serves every request anonymously.
+	Authenticate func(http.Handler) http.Handler
+	// KnownResource says whether a resource (and subresource, "" for
+	// none) is served; others are counted without group, version,
+	// resource and subresource labels, so that requests for made-up
+	// paths cannot add series. nil takes every resource as known.
+	KnownResource func(gvr schema.GroupVersionResource, subresource string) bool
+	// Metrics receive the measurements and are served at MetricsPath;
+	// nil is Default().
+	Metrics *Metrics
+	// Logger receives a line per request and panics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Chain wraps api, the API handler, in kube-apiserver's filters (see the
+// package documentation for the order) and serves the metrics at
+// MetricsPath.
+func Chain(api http.Handler, cfg Config) http.Handler {
+	if cfg.Metrics == nil {
+		cfg.Metrics = Default()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	metrics := cfg.Metrics.Handler()
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == MetricsPath {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+	h = limitInFlight(h, newPool(cfg.MaxRequestsInFlight), newPool(cfg.MaxMutatingRequestsInFlight), cfg.Metrics)
+	h = captureUser(h)
+	if cfg.Authenticate != nil {
+		h = cfg.Authenticate(h)
+	}
+	h = recoverPanics(h, cfg.Logger)
+	return observe(h, cfg)
+}
+
+// observe is the outermost filter: it puts the RequestInfo, the received
+// timestamp and the request's state in the context, and when the request
+// ends records it in the metrics and the log. A request that ends in a
+// panic (http.ErrAbortHandler by then) is recorded as aborted and the
+// panic goes on.
+func observe(next http.Handler, cfg Config) http.Handler {
+	m, log := cfg.Metrics, cfg.Logger
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := requestInfo(r)
+		st := &state{start: m.now(), info: info, labels: requestLabels(r, info, cfg.KnownResource),
+			userAgent: r.UserAgent(), w: &recorder{ResponseWriter: w}}
+		ctx := request.WithRequestInfo(r.Context(), info)
+		ctx = request.WithReceivedTimestamp(ctx, st.start)
+		r = r.WithContext(withState(ctx, st))
+		if isLongRunning(info) {
+			g := m.longRunningGauge(st.labels)
+			g.Inc()
+			defer g.Dec()
+		}
+		completed := false
+		defer func() {
+			if !completed {
+				m.aborted(st.labels)
+				logRequest(log, r, st, m.now().Sub(st.start), true)
+			}
+		}()
+		next.ServeHTTP(responsewriter.WrapForHTTP1Or2(st.w), r)
+		completed = true
+		elapsed := m.now().Sub(st.start)
+		m.observeRequest(st.labels, st.w.code(), elapsed)
+		logRequest(log, r, st, elapsed, false)
+	})
+}
+
+// captureUser, inside authentication, hands the user to observe for the
+// log line.
+func captureUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, ok := request.UserFrom(r.Context()); ok {
+			stateFrom(r.Context()).user = u
+		}
+		next.ServeHTTP(w, r)
+	})
+}
