@@ -5,12 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kube-openapi/pkg/common"
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
 	"github.com/stratadev/strata/apiserver/openapi"
@@ -47,25 +54,47 @@ type Config struct {
 	Storage func(*storage.Config)
 	// Logger receives the server's logs; default discards them.
 	Logger *slog.Logger
+	// Metrics, when set, receives the measurements behind kube-apiserver's
+	// watch, storage and etcd metrics.
+	Metrics Metrics
+}
+
+// Metrics records what the API measures (apiserver/filters.Metrics
+// implements it).
+type Metrics interface {
+	// WatchEventSent counts an event sent to a watcher, of size bytes.
+	WatchEventSent(gvr schema.GroupVersionResource, size int)
+	// SetStorageObjects reports how many objects of gr are stored (-1
+	// when counting failed).
+	SetStorageObjects(gr schema.GroupResource, n int64)
+	// ObserveEtcd records one etcd request made for gr.
+	ObserveEtcd(operation string, gr schema.GroupResource, d time.Duration, err error)
 }
 
 // resource is one served kind and its store.
 type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
+	// terminating: the kind's CRD is being deleted; no new objects.
+	terminating bool
 }
 
 // Server is the API. Build it with New; Close stops its stores.
 type Server struct {
-	cfg        Config
-	resources  map[schema.GroupVersionResource]*resource
-	byGroup    map[string][]*resource // discovery order
-	groups     []string               // API groups in discovery order ("" first)
+	cfg Config
+	// served is the current set of resources (see served.go); mu
+	// serialises its replacement.
+	served     atomic.Pointer[served]
+	mu         sync.Mutex
+	crds       *crdController
 	namespaces *resource
 	openapi    *openapi.Service
 	ctx        context.Context
 	cancel     context.CancelFunc
-	log        *slog.Logger
+	// watchesEnd closes when EndWatches is called.
+	watchesEnd     chan struct{}
+	endWatchesOnce sync.Once
+	log            *slog.Logger
 }
 
 // New starts a store (and its watch cache) for every kind.
@@ -86,12 +115,18 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, resources: map[schema.GroupVersionResource]*resource{},
-		byGroup: map[string][]*resource{}, ctx: ctx, cancel: cancel, log: cfg.Logger}
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{})}
+	builtins := newServed()
+	s.served.Store(builtins)
 	for _, k := range cfg.Kinds {
-		if err := s.addKind(k); err != nil {
+		r, err := s.newResource(k)
+		if err != nil {
 			s.Close()
 			return nil, err
+		}
+		builtins.add(r)
+		if k.GVK.Group == "" && k.Resource == "namespaces" {
+			s.namespaces = r
 		}
 	}
 	if s.namespaces == nil {
@@ -99,35 +134,105 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
 	var err error
-	if s.openapi, err = openapi.New(generatedopenapi.GetOpenAPIDefinitions, clientgoscheme.Scheme, openAPIResources(cfg.Kinds),
+	if s.openapi, err = openapi.New(openAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
 		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apiserver: OpenAPI documents: %w", err)
 	}
+	if crds, ok := builtins.lookup(registry.CRDResource); ok {
+		s.crds = newCRDController(s, crds)
+		go s.crds.run(ctx)
+	}
+	if cfg.Metrics != nil {
+		go s.countObjects(ctx, time.Minute)
+	}
 	return s, nil
 }
 
-func (s *Server) addKind(k *registry.Kind) error {
+// countObjects reports the number of stored objects of every served
+// resource, now and then every interval, as kube-apiserver does for
+// apiserver_storage_objects.
+func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
+	for {
+		seen := map[schema.GroupResource]bool{}
+		for _, r := range s.current().resources {
+			gr := r.kind.GroupResource()
+			if seen[gr] {
+				continue
+			}
+			seen[gr] = true
+			n, err := r.store.Count(ctx, "")
+			if err != nil {
+				n = -1
+			}
+			s.cfg.Metrics.SetStorageObjects(gr, n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// KnownResource says whether the API serves a resource (and subresource,
+// "" for none) now, built-in or custom.
+func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource string) bool {
+	r, ok := s.current().lookup(gvr)
+	return ok && (subresource == "" || subresource == "status" && r.kind.HasStatus())
+}
+
+// EndWatches ends every watch being served, cleanly (the stream ends; the
+// client watches again), and every watch started afterwards at once: the
+// first step of a graceful shutdown, which then waits for the other
+// requests in flight.
+func (s *Server) EndWatches() {
+	s.endWatchesOnce.Do(func() { close(s.watchesEnd) })
+}
+
+// newResource starts the store of a kind.
+func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	sc := storage.Config{Client: s.cfg.Client, Resource: k.GroupResource(), Kind: k.GVK,
 		Namespaced: k.Namespaced, Logger: s.log}
+	if m := s.cfg.Metrics; m != nil {
+		gr := k.GroupResource()
+		sc.Observe = func(op string, d time.Duration, err error) { m.ObserveEtcd(op, gr, d, err) }
+	}
+	if k.CRD() != nil {
+		sc.StorageVersion = k.StorageVersion()
+	}
 	if s.cfg.Storage != nil {
 		s.cfg.Storage(&sc)
 	}
 	st, err := storage.New(sc)
 	if err != nil {
-		return fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
+		return nil, fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
 	}
-	r := &resource{kind: k, store: st}
-	s.resources[k.GroupVersionResource()] = r
-	if _, seen := s.byGroup[k.GVK.Group]; !seen {
-		s.groups = append(s.groups, k.GVK.Group)
-	}
-	s.byGroup[k.GVK.Group] = append(s.byGroup[k.GVK.Group], r)
-	if k.GVK.Group == "" && k.Resource == "namespaces" {
-		s.namespaces = r
-	}
-	return nil
+	return &resource{kind: k, store: st}, nil
 }
+
+// current is the set of resources served now.
+func (s *Server) current() *served { return s.served.Load() }
+
+// openAPIDefinitions are the generated definitions of the built-in types
+// and of apiextensions.k8s.io's.
+func openAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+	defs := generatedopenapi.GetOpenAPIDefinitions(ref)
+	for name, d := range apiextensionsopenapi.GetOpenAPIDefinitions(ref) {
+		if _, ok := defs[name]; !ok {
+			defs[name] = d
+		}
+	}
+	return defs
+}
+
+// openAPIScheme names the served types in the OpenAPI documents.
+var openAPIScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return s
+}()
 
 // openAPIResources describes the served kinds for the OpenAPI documents.
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
@@ -142,9 +247,15 @@ func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	return out
 }
 
-// WaitReady blocks until every store's watch cache holds its initial list.
+// WaitReady blocks until every store's watch cache holds its initial list
+// and the CRDs stored at start are served.
 func (s *Server) WaitReady(ctx context.Context) error {
-	for _, r := range s.resources {
+	if s.crds != nil {
+		if err := s.crds.waitSynced(ctx); err != nil {
+			return err
+		}
+	}
+	for _, r := range s.current().resources {
 		if err := r.store.WaitReady(ctx); err != nil {
 			return err
 		}
@@ -155,7 +266,12 @@ func (s *Server) WaitReady(ctx context.Context) error {
 // Close stops background work and every store.
 func (s *Server) Close() {
 	s.cancel()
-	for _, r := range s.resources {
+	if s.crds != nil {
+		s.crds.wait()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.current().resources {
 		r.store.Close()
 	}
 }

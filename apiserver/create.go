@@ -3,6 +3,8 @@ package apiserver
 import (
 	"net/http"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/stratadev/strata/registry"
 )
 
@@ -12,6 +14,11 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 	params, err := parseWriteParams(r.URL.Query(), "create", "")
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if c.res.terminating {
+		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"create not allowed while custom resource definition is terminating"))
 		return
 	}
 	body, err := s.readObject(r, c.res.kind)

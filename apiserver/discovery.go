@@ -13,6 +13,7 @@ import (
 // /apis/{group}/{version} with the legacy discovery documents (clients
 // asking for aggregated discovery fall back to them).
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
+	sv := s.current()
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
@@ -21,27 +22,27 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 			ServerAddressByClientCIDRs: serverAddresses(r),
 		})
 	case len(parts) == 2 && parts[0] == "api" && parts[1] == "v1":
-		s.writeResourceList(w, schema.GroupVersion{Version: "v1"})
+		sv.writeResourceList(w, schema.GroupVersion{Version: "v1"})
 	case len(parts) == 1 && parts[0] == "apis":
 		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
-		for _, g := range s.groups {
+		for _, g := range sv.groups {
 			if g != "" {
-				list.Groups = append(list.Groups, s.apiGroup(g))
+				list.Groups = append(list.Groups, sv.apiGroup(g))
 			}
 		}
 		writeJSON(w, http.StatusOK, list)
-	case len(parts) == 2 && parts[0] == "apis" && s.byGroup[parts[1]] != nil && parts[1] != "":
-		g := s.apiGroup(parts[1])
+	case len(parts) == 2 && parts[0] == "apis" && sv.byGroup[parts[1]] != nil && parts[1] != "":
+		g := sv.apiGroup(parts[1])
 		g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 		writeJSON(w, http.StatusOK, &g)
-	case len(parts) == 3 && parts[0] == "apis" && s.servesVersion(parts[1], parts[2]):
-		s.writeResourceList(w, schema.GroupVersion{Group: parts[1], Version: parts[2]})
+	case len(parts) == 3 && parts[0] == "apis" && sv.servesVersion(parts[1], parts[2]):
+		sv.writeResourceList(w, schema.GroupVersion{Group: parts[1], Version: parts[2]})
 	default:
 		writeError(w, notFoundPath())
 	}
 }
 
-func (s *Server) servesVersion(group, version string) bool {
+func (s *served) servesVersion(group, version string) bool {
 	if group == "" {
 		return false
 	}
@@ -53,7 +54,7 @@ func (s *Server) servesVersion(group, version string) bool {
 	return false
 }
 
-func (s *Server) apiGroup(group string) metav1.APIGroup {
+func (s *served) apiGroup(group string) metav1.APIGroup {
 	g := metav1.APIGroup{Name: group}
 	seen := map[string]bool{}
 	for _, r := range s.byGroup[group] {
@@ -69,7 +70,7 @@ func (s *Server) apiGroup(group string) metav1.APIGroup {
 	return g
 }
 
-func (s *Server) writeResourceList(w http.ResponseWriter, gv schema.GroupVersion) {
+func (s *served) writeResourceList(w http.ResponseWriter, gv schema.GroupVersion) {
 	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: gv.String(), APIResources: []metav1.APIResource{}}
 	for _, r := range s.byGroup[gv.Group] {

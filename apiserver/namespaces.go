@@ -106,7 +106,7 @@ func (s *Server) finalizeNamespaceLater(name string) {
 // remain (held by finalizers).
 func (s *Server) emptyNamespace(ctx context.Context, ns string) (int, error) {
 	remaining := 0
-	for _, res := range s.resources {
+	for _, res := range s.current().resources {
 		if !res.kind.Namespaced {
 			continue
 		}

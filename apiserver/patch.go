@@ -19,7 +19,6 @@ import (
 	"github.com/stratadev/strata/internal/jsontape"
 	"github.com/stratadev/strata/registry"
 	strataschema "github.com/stratadev/strata/schema"
-	"github.com/stratadev/strata/schema/builtin"
 	"github.com/stratadev/strata/strategicpatch"
 )
 
@@ -145,7 +144,10 @@ func (s *Server) patcher(c *call, pt types.PatchType, patch []byte) (patchFunc, 
 	if err := requireObject(patch); err != nil {
 		return nil, err
 	}
-	t, _ := builtin.ForGVK(kind.GVK.Group, kind.GVK.Version, kind.GVK.Kind)
+	t, _, err := kind.PatchSchema()
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("the schema of %s: %w", kind.GroupResource(), err))
+	}
 	return s.strategicPatcher(c, t, patch), nil
 }
 

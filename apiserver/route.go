@@ -52,7 +52,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
-	res, ok := s.resources[gvr]
+	res, ok := s.current().lookup(gvr)
 	if ok && res == s.namespaces {
 		// RequestInfoFactory reads /api/v1/namespaces/{name} as the
 		// namespace {name}; a namespace itself lives in none.

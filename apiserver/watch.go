@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -57,17 +58,25 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 	if flusher != nil {
 		flusher.Flush()
 	}
-	enc := json.NewEncoder(w)
+	cw := &countingWriter{w: w}
+	enc := json.NewEncoder(cw)
+	gvr := c.res.kind.GroupVersionResource()
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-s.watchesEnd:
 			return
 		case ev, ok := <-watcher.ResultChan():
 			if !ok {
 				return
 			}
+			before := cw.n
 			if err := enc.Encode(s.eventBody(r, c, form, tableOpts, ev)); err != nil {
 				return
+			}
+			if s.cfg.Metrics != nil {
+				s.cfg.Metrics.WatchEventSent(gvr, cw.n-before)
 			}
 			if flusher != nil {
 				flusher.Flush()
@@ -105,4 +114,16 @@ func (s *Server) eventBody(r *http.Request, c *call, form output, tableOpts *met
 
 func errorEvent(err error) watchEvent {
 	return watchEvent{Type: watch.Error, Object: statusOf(err)}
+}
+
+// countingWriter counts the bytes written, for the size of watch events.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }

@@ -36,6 +36,9 @@ var strictJSON = serializerjson.NewSerializerWithOptions(serializerjson.DefaultM
 // apiVersion and kind, and applies kube-apiserver's defaults. Unknown or
 // duplicate fields are a 400 under Strict and warnings under Warn.
 func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string, error) {
+	if k.custom != nil {
+		return k.decodeCustom(body, fv)
+	}
 	into, err := Scheme.New(k.GVK)
 	if err != nil {
 		return nil, nil, apierrors.NewInternalError(err)
@@ -60,6 +63,9 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 		}
 	}
 	Scheme.Default(obj)
+	if k.GroupVersionResource() == CRDResource {
+		obj, warnings = withSchemaExtensions(obj, body, warnings)
+	}
 	return obj, warnings, nil
 }
 
@@ -119,6 +125,9 @@ var protobufCodec = protobuf.NewSerializer(Scheme, Scheme)
 // ProtobufToJSON decodes a Kubernetes protobuf body of the kind and
 // returns it as JSON, so every body then takes the JSON path.
 func (k *Kind) ProtobufToJSON(body []byte) ([]byte, error) {
+	if k.custom != nil {
+		return nil, k.errProtobufCustom()
+	}
 	gvk := k.GVK
 	obj, _, err := protobufCodec.Decode(body, &gvk, nil)
 	if err != nil {

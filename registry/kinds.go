@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 
@@ -49,6 +50,11 @@ type Kind struct {
 	// status is the strategy of the status subresource; nil when the kind
 	// has none.
 	status rest.RESTUpdateStrategy
+	// custom is set for kinds served for a CustomResourceDefinition.
+	custom *custom
+	// defaultTable: kube-apiserver prints the kind with the default
+	// columns (Name, Created At), not a printer of its own.
+	defaultTable bool
 }
 
 // GroupResource names the kind's resource.
@@ -79,6 +85,7 @@ var (
 	apps  = schema.GroupVersion{Group: "apps", Version: "v1"}
 	batch = schema.GroupVersion{Group: "batch", Version: "v1"}
 	rbac  = schema.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+	ext   = schema.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}
 )
 
 var all = []string{"all"}
@@ -117,7 +124,13 @@ var builtin = []Kind{
 	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy},
 	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy},
 	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
+	{GVK: ext.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", ShortNames: []string{"crd", "crds"},
+		Categories: []string{"api-extensions"}, defaultTable: true,
+		strategy: customresourcedefinition.NewStrategy(Scheme), status: customresourcedefinition.NewStatusStrategy(Scheme)},
 }
+
+// CRDResource is the resource of CustomResourceDefinitions.
+var CRDResource = ext.WithResource("customresourcedefinitions")
 
 // Builtin returns the built-in kinds, sorted by group then resource. Each
 // call returns fresh copies.

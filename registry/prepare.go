@@ -58,7 +58,8 @@ func (k *Kind) Context(ctx context.Context, namespace, verb, subresource string,
 // create strategy and its validation, as kube-apiserver's generic store does.
 // ctx comes from Context.
 func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstructured.Unstructured, error) {
-	internal, err := toInternal(obj, k.GVK)
+	obj, exts := unwrapCRD(obj)
+	internal, err := k.toInternal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -79,7 +80,7 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 	if err := rest.BeforeCreate(k.strategy, ctx, internal); err != nil {
 		return nil, err
 	}
-	return k.stored(internal)
+	return k.storedWith(internal, exts)
 }
 
 // PrepareUpdate computes the object to store when obj (from Decode)
@@ -94,7 +95,12 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 		}
 		strategy = k.status
 	}
-	internal, err := toInternal(obj, k.GVK)
+	obj, exts := unwrapCRD(obj)
+	if status {
+		// The spec, and its schemas' extensions, stay as they are.
+		exts = findSchemaExtensions(current.Object)
+	}
+	internal, err := k.toInternal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -119,11 +125,23 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 	if err := rest.BeforeUpdate(strategy, ctx, internal, old); err != nil {
 		return nil, err
 	}
-	return k.stored(internal)
+	return k.storedWith(internal, exts)
+}
+
+// storedWith is stored with a CRD's schema extensions put back.
+func (k *Kind) storedWith(internal runtime.Object, exts []schemaExtension) (*unstructured.Unstructured, error) {
+	u, err := k.stored(internal)
+	if err == nil {
+		restoreSchemaExtensions(u, exts)
+	}
+	return u, err
 }
 
 // internalOf converts a stored object to the kind's internal type.
 func (k *Kind) internalOf(u *unstructured.Unstructured) (runtime.Object, error) {
+	if k.custom != nil {
+		return u.DeepCopy(), nil
+	}
 	typed, err := toTyped(u, k.GVK)
 	if err != nil {
 		return nil, err
@@ -133,10 +151,29 @@ func (k *Kind) internalOf(u *unstructured.Unstructured) (runtime.Object, error) 
 
 // Typed converts a stored object to the kind's external typed object.
 func (k *Kind) Typed(u *unstructured.Unstructured) (runtime.Object, error) {
+	if k.custom != nil {
+		return u, nil
+	}
 	return toTyped(u, k.GVK)
 }
 
+// toInternal is the form the kind's strategy works on: the internal type
+// of a built-in kind, the unstructured object itself for a custom one.
+func (k *Kind) toInternal(obj runtime.Object) (runtime.Object, error) {
+	if k.custom != nil {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil, fmt.Errorf("registry: %s: want an unstructured object, not %T", k.GVK.Kind, obj)
+		}
+		return u, nil
+	}
+	return toInternal(obj, k.GVK)
+}
+
 func (k *Kind) stored(internal runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := internal.(*unstructured.Unstructured); ok && k.custom != nil {
+		return u, nil
+	}
 	u, err := toUnstructured(internal, k.GVK)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

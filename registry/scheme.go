@@ -3,6 +3,8 @@ package registry
 import (
 	"fmt"
 
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +21,10 @@ import (
 // Scheme holds the built-in types, their conversions and defaults: the
 // scheme kube-apiserver itself uses.
 var Scheme = legacyscheme.Scheme
+
+// CustomResourceDefinitions are served too; kube-apiserver's apiextensions
+// server registers them in a scheme of its own.
+func init() { apiextensionsinstall.Install(Scheme) }
 
 // toTyped converts an unstructured object into its external typed form.
 func toTyped(u *unstructured.Unstructured, gvk schema.GroupVersionKind) (runtime.Object, error) {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/printers"
 	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
 	printerstorage "k8s.io/kubernetes/pkg/printers/storage"
@@ -26,21 +27,15 @@ var tables = printerstorage.TableConvertor{
 // the object as opts.IncludeObject asks: metadata only by default, the
 // whole object, or nothing.
 func (k *Kind) Table(ctx context.Context, objs []*unstructured.Unstructured, asList bool, opts *metav1.TableOptions) (*metav1.Table, error) {
-	var target runtime.Object
+	var table *metav1.Table
 	var err error
-	if asList {
-		target, err = k.internalList(objs)
-	} else if len(objs) == 1 {
-		target, err = k.internalOf(objs[0])
+	if k.custom != nil {
+		table, err = k.customTable(ctx, objs, asList, opts)
 	} else {
-		err = fmt.Errorf("table of %d objects without a list", len(objs))
+		table, err = k.builtinTable(ctx, objs, asList, opts)
 	}
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	table, err := tables.ConvertToTable(ctx, target, opts)
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %w", k.Resource, err))
+		return nil, err
 	}
 	if len(table.Rows) != len(objs) {
 		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %d rows for %d objects", k.Resource, len(table.Rows), len(objs)))
@@ -53,6 +48,31 @@ func (k *Kind) Table(ctx context.Context, objs []*unstructured.Unstructured, asL
 		table.Rows[i].Object = row
 	}
 	table.APIVersion, table.Kind = metav1.SchemeGroupVersion.String(), "Table"
+	return table, nil
+}
+
+// builtinTable renders built-in objects with kube-apiserver's printers.
+func (k *Kind) builtinTable(ctx context.Context, objs []*unstructured.Unstructured, asList bool, opts *metav1.TableOptions) (*metav1.Table, error) {
+	var target runtime.Object
+	var err error
+	if asList {
+		target, err = k.internalList(objs)
+	} else if len(objs) == 1 {
+		target, err = k.internalOf(objs[0])
+	} else {
+		err = fmt.Errorf("table of %d objects without a list", len(objs))
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	convertor := rest.TableConvertor(tables)
+	if k.defaultTable {
+		convertor = rest.NewDefaultTableConvertor(k.GroupResource())
+	}
+	table, err := convertor.ConvertToTable(ctx, target, opts)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %w", k.Resource, err))
+	}
 	return table, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
+	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
@@ -94,7 +95,9 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 
 func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
-	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log})
+	metrics := filters.Default()
+	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
+		Metrics: metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +111,19 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, err
 	}
-	handler, tlsConfig, token, caPEM, err := secure(o, api.Handler())
+	authenticate, tlsConfig, token, caPEM, err := secure(o)
 	if err != nil {
 		api.Close()
 		return nil, err
 	}
+	handler := filters.Chain(api.Handler(), filters.Config{
+		MaxRequestsInFlight:         o.MaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		Authenticate:                authenticate,
+		KnownResource:               api.KnownResource,
+		Metrics:                     metrics,
+		Logger:                      log,
+	})
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		api.Close()
@@ -154,10 +165,15 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		}
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 		defer cancel()
-		api.Close() // ends watches, so the shutdown does not wait for them
+		// Watches end first (cleanly: clients see the stream end), then
+		// the listener closes and the requests in flight finish, and only
+		// then do the stores stop.
+		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
+		api.EndWatches()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
 		}
+		api.Close()
 		stopCompaction()
 		cleanup()
 		if errors.Is(err, http.ErrServerClosed) {
@@ -169,9 +185,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	return r, nil
 }
 
-// secure wraps the API in authentication and prepares TLS, the admin token
-// and the CA clients should trust.
-func secure(o *Options, api http.Handler) (http.Handler, *tls.Config, string, []byte, error) {
+// secure prepares authentication (nil for plain HTTP), TLS, the admin
+// token and the CA clients should trust.
+func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -204,7 +220,7 @@ func secure(o *Options, api http.Handler) (http.Handler, *tls.Config, string, []
 		// Like kube-apiserver's old insecure port: clients do not send
 		// bearer tokens over plain HTTP, so it is served without
 		// authentication, on loopback only (Validate).
-		return api, nil, token, nil, nil
+		return nil, nil, token, nil, nil
 	}
 	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
 	if certFile == "" {
@@ -219,7 +235,8 @@ func secure(o *Options, api http.Handler) (http.Handler, *tls.Config, string, []
 		return nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
 	}
 	tlsConfig.Certificates = []tls.Certificate{cert}
-	return authn.Middleware(a, api), tlsConfig, token, caPEM, nil
+	authenticate := func(next http.Handler) http.Handler { return authn.Middleware(a, next) }
+	return authenticate, tlsConfig, token, caPEM, nil
 }
 
 // anonymousAllowed are the paths kube-apiserver lets anonymous users read.

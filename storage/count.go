@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -12,7 +13,9 @@ func (s *Store) Count(ctx context.Context, namespace string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	start := time.Now()
 	resp, err := s.client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	s.observe("count", start, err)
 	if err != nil {
 		return 0, internal(err, "storage: counting %s", prefix)
 	}

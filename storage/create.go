@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"strconv"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,10 +23,12 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*un
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, string(data))).
 		Commit()
+	s.observe("create", start, err)
 	if err != nil {
 		return nil, s.writeError(err, key)
 	}
@@ -56,7 +59,7 @@ func (s *Store) createKey(obj *unstructured.Unstructured) (string, error) {
 // encodeChecked encodes obj and refuses it when key and value exceed the
 // store's size limit, before etcd would with a gRPC error.
 func (s *Store) encodeChecked(key string, obj *unstructured.Unstructured) ([]byte, error) {
-	data, err := encode(obj)
+	data, err := encode(obj, s.storedAPIVersion())
 	if err != nil {
 		return nil, badRequest("%s %s: %v", s.cfg.Resource, key, err)
 	}

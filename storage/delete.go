@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,11 +24,13 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 		if err := s.checkPreconditions(cur, pre); err != nil {
 			return nil, err
 		}
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 			Then(clientv3.OpDelete(key)).
 			Else(clientv3.OpGet(key)).
 			Commit()
+		s.observe("delete", start, err)
 		if err != nil {
 			return nil, internal(err, "storage: deleting %s", key)
 		}

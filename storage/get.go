@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -33,7 +34,9 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 // getLatest is a quorum read of one key; it also returns the modification
 // revision for a later compare-and-swap.
 func (s *Store) getLatest(ctx context.Context, key, name string) (*unstructured.Unstructured, int64, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, key)
+	s.observe("get", start, err)
 	if err != nil {
 		return nil, 0, internal(err, "storage: reading %s", key)
 	}

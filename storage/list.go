@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,7 +96,9 @@ func (s *Store) rangePage(ctx context.Context, prefix, start string, rev int64, 
 		if p.limit > 0 {
 			opts = append(opts, clientv3.WithLimit(batch))
 		}
+		start := time.Now()
 		resp, err := s.client.Get(ctx, key, opts...)
+		s.observe("list", start, err)
 		if err != nil {
 			return pg, err
 		}

@@ -7,16 +7,20 @@ import (
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // encode returns the stored form of obj: its JSON without
-// metadata.resourceVersion (the revision is etcd's, not the document's).
-// obj is not changed.
-func encode(obj *unstructured.Unstructured) ([]byte, error) {
+// metadata.resourceVersion (the revision is etcd's, not the document's),
+// with apiVersion replaced when not "". obj is not changed.
+func encode(obj *unstructured.Unstructured, apiVersion string) ([]byte, error) {
 	content := make(map[string]any, len(obj.Object))
 	for k, v := range obj.Object {
 		content[k] = v
+	}
+	if apiVersion != "" {
+		content["apiVersion"] = apiVersion
 	}
 	if meta, ok := obj.Object["metadata"].(map[string]any); ok {
 		m := make(map[string]any, len(meta))
@@ -55,7 +59,21 @@ func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error
 	if err != nil {
 		return nil, internal(err, "storage")
 	}
+	if s.cfg.StorageVersion != "" {
+		// Versions of one resource differ only in apiVersion (the None
+		// conversion of custom resources).
+		obj.SetAPIVersion(s.cfg.Kind.GroupVersion().String())
+	}
 	return obj, nil
+}
+
+// storedAPIVersion is the apiVersion objects are written with when it is
+// not the served one; "" writes them as given.
+func (s *Store) storedAPIVersion() string {
+	if s.cfg.StorageVersion == "" || s.cfg.StorageVersion == s.cfg.Kind.Version {
+		return ""
+	}
+	return schema.GroupVersion{Group: s.cfg.Kind.Group, Version: s.cfg.StorageVersion}.String()
 }
 
 // withResourceVersion returns a copy of obj whose resourceVersion is rev

@@ -32,6 +32,11 @@ type Config struct {
 	Resource schema.GroupResource
 	// Kind is the apiVersion/kind that bookmarks and lists carry.
 	Kind schema.GroupVersionKind
+	// StorageVersion, when set, is the version of Kind's group objects are
+	// written in; they are read back as Kind's version whatever version
+	// they were written in (several served versions of one resource,
+	// converted by apiVersion only). Empty: objects are kept as given.
+	StorageVersion string
 	// Namespaced says whether objects live in namespaces.
 	Namespaced bool
 	// Prefix is the key prefix; default DefaultPrefix.
@@ -55,6 +60,10 @@ type Config struct {
 	WatchBuffer int
 	// Logger receives the store's logs; default discards them.
 	Logger *slog.Logger
+	// Observe, when set, is told of every etcd request the store makes for
+	// a client (operation get, list, count, create, update or delete), for
+	// kube-apiserver's etcd_request_duration_seconds.
+	Observe func(operation string, d time.Duration, err error)
 }
 
 // Store implements Interface on etcd with a watch cache.
@@ -141,4 +150,11 @@ func (s *Store) currentRevision(ctx context.Context) (int64, error) {
 		return 0, internal(err, "storage: reading the current revision")
 	}
 	return resp.Header.Revision, nil
+}
+
+// observe reports one etcd request to Config.Observe.
+func (s *Store) observe(operation string, start time.Time, err error) {
+	if s.cfg.Observe != nil {
+		s.cfg.Observe(operation, time.Since(start), err)
+	}
 }

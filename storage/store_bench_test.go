@@ -50,7 +50,7 @@ func runConcurrentN(b *testing.B, n, c int, op func(i int64) error) {
 func BenchmarkCreate(b *testing.B) {
 	s := newTestStore(b)
 	obj := widget("bench", "x", map[string]string{"app": "bench"})
-	data, _ := encode(obj)
+	data, _ := encode(obj, "")
 	for _, c := range []int{1, 16} {
 		b.Run(fmt.Sprintf("store/c=%d", c), func(b *testing.B) {
 			run := benchSeq.Add(1)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,11 +33,13 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		if data == nil { // unchanged: nothing to write
 			return cur, nil
 		}
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 			Then(clientv3.OpPut(key, string(data))).
 			Else(clientv3.OpGet(key)).
 			Commit()
+		s.observe("update", start, err)
 		if err != nil {
 			return nil, s.writeError(err, key)
 		}
@@ -70,7 +73,7 @@ func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, tryUpd
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := encode(cur)
+	old, err := encode(cur, s.storedAPIVersion())
 	if err == nil && bytes.Equal(old, data) {
 		return cur, nil, nil
 	}
