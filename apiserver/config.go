@@ -179,7 +179,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 // "" for none) now, built-in or custom.
 func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource string) bool {
 	r, ok := s.current().lookup(gvr)
-	return ok && (subresource == "" || subresource == "status" && r.kind.HasStatus())
+	return ok && (subresource == "" || subresource == "status" && r.kind.HasStatus() || subresource == "scale" && r.kind.Scale() != nil)
 }
 
 // EndWatches ends every watch being served, cleanly (the stream ends; the

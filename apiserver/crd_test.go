@@ -106,8 +106,8 @@ func TestCRDEstablished(t *testing.T) {
 			t.Errorf("discovery of widgets = %+v", r)
 		}
 	}
-	if !slices.Equal(names, []string{"widgets", "widgets/status"}) {
-		t.Errorf("example.com/v1 resources = %v, want [widgets widgets/status]", names)
+	if !slices.Equal(names, []string{"widgets", "widgets/status", "widgets/scale"}) {
+		t.Errorf("example.com/v1 resources = %v, want [widgets widgets/status widgets/scale]", names)
 	}
 	group, err := ts.client.Discovery().ServerGroups()
 	if err != nil {
@@ -483,4 +483,82 @@ func errString(err error) string {
 		return "no error"
 	}
 	return err.Error()
+}
+
+// TestCRDScale: the scale subresource reads and writes spec.size through
+// an autoscaling/v1 Scale; a write is validated as an update of the object.
+func TestCRDScale(t *testing.T) {
+	ts := newTestServer(t)
+	createWidgetsCRD(t, ts)
+	ctx := context.Background()
+	created, err := widgets(ts).Create(ctx, widget("s", map[string]any{"size": int64(2)}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Object["status"] = map[string]any{"replicas": int64(2)}
+	if _, err := widgets(ts).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	scale, err := widgets(ts).Get(ctx, "s", metav1.GetOptions{}, "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scale.GetAPIVersion() != "autoscaling/v1" || scale.GetKind() != "Scale" {
+		t.Errorf("scale is %s %s", scale.GetAPIVersion(), scale.GetKind())
+	}
+	if jsonString(scale.Object["spec"]) != `{"replicas":2}` || jsonString(scale.Object["status"]) != `{"replicas":2}` {
+		t.Errorf("scale spec %s status %s", jsonString(scale.Object["spec"]), jsonString(scale.Object["status"]))
+	}
+	patched, err := widgets(ts).Patch(ctx, "s", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{}, "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonString(patched.Object["spec"]) != `{"replicas":5}` {
+		t.Errorf("patched scale spec %s", jsonString(patched.Object["spec"]))
+	}
+	obj, err := widgets(ts).Get(ctx, "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, _, _ := unstructured.NestedInt64(obj.Object, "spec", "size"); size != 5 || obj.GetGeneration() != 2 {
+		t.Errorf("after scaling: spec.size %d generation %d, want 5 and 2", size, obj.GetGeneration())
+	}
+	scale.Object["spec"] = map[string]any{"replicas": int64(50)}
+	_, err = widgets(ts).Update(ctx, scale, metav1.UpdateOptions{}, "scale")
+	if !apierrors.IsConflict(err) {
+		t.Errorf("update of a stale Scale: %v, want 409", err)
+	}
+	scale.SetResourceVersion("")
+	_, err = widgets(ts).Update(ctx, scale, metav1.UpdateOptions{}, "scale")
+	checkStatusErr(t, err, statusWant{code: http.StatusUnprocessableEntity, reason: metav1.StatusReasonInvalid,
+		message: `Widget.example.com "s" is invalid: spec.size: Invalid value: 50: spec.size in body should be less than or equal to 10`})
+}
+
+// TestCRDKeepsPatchExtensions: x-kubernetes-patch-* in a CRD's schema are
+// kept (apiextensions.k8s.io/v1 has no fields for them) and not warned about.
+func TestCRDKeepsPatchExtensions(t *testing.T) {
+	ts := newTestServer(t)
+	crd := createWidgetsCRD(t, ts)
+	containers := lookupAny(crd.Object, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "containers")
+	m, _ := containers.(map[string]any)
+	if m["x-kubernetes-patch-merge-key"] != "name" || m["x-kubernetes-patch-strategy"] != "merge" {
+		t.Errorf("stored spec.containers schema = %s", jsonString(containers))
+	}
+}
+
+func lookupAny(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
 }

@@ -68,6 +68,9 @@ func customOpenAPI(next *served, gv schema.GroupVersion) ([]openapi.Resource, ma
 		if k.HasStatus() {
 			res.Subresources = append(res.Subresources, "status")
 		}
+		if k.Scale() != nil {
+			res.Subresources = append(res.Subresources, "scale")
+		}
 		resources = append(resources, res)
 	}
 	return resources, defs, nil

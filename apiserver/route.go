@@ -75,6 +75,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			writeError(w, notFoundPath())
 			return
 		}
+	case "scale":
+		if res.kind.Scale() == nil || !oneOf(info.Verb, "get", "update", "patch") {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveScale(w, r, c)
+		return
 	default:
 		writeError(w, notFoundPath())
 		return

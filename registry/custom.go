@@ -51,6 +51,8 @@ type custom struct {
 	// storageVersion is the version objects are stored in.
 	storageVersion string
 	table          rest.TableConvertor
+	// scale is the version's scale subresource; nil without one.
+	scale *apiextensionsv1.CustomResourceSubresourceScale
 
 	patchOnce   sync.Once
 	patchSchema strataschema.Type
@@ -155,6 +157,11 @@ func customKind(crd *apiextensionsv1.CustomResourceDefinition, internal *apiexte
 	if statusSpec != nil {
 		k.status = customresource.NewStatusStrategy(strategy)
 	}
+	for _, sv := range crd.Spec.Versions {
+		if sv.Name == v.Name && sv.Subresources != nil && sv.Subresources.Scale != nil {
+			k.custom.scale = sv.Subresources.Scale.DeepCopy()
+		}
+	}
 	return k, nil
 }
 
@@ -247,6 +254,15 @@ func (k *Kind) SchemaExtensions() map[string]map[string]any {
 		out[at][e.path[len(e.path)-1]] = e.value
 	}
 	return out
+}
+
+// Scale is the kind's scale subresource (custom kinds only); nil when it
+// has none.
+func (k *Kind) Scale() *apiextensionsv1.CustomResourceSubresourceScale {
+	if k.custom == nil {
+		return nil
+	}
+	return k.custom.scale
 }
 
 // StorageVersion is the version objects of the kind are stored in.

@@ -1,0 +1,156 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
+)
+
+// serveScale answers the scale subresource of a custom resource, as
+// kube-apiserver does: an autoscaling/v1 Scale whose spec.replicas is read
+// from and written to the CRD's specReplicasPath, with status.replicas and
+// status.selector from statusReplicasPath and labelSelectorPath. A write
+// is an update of the object through its own strategy (validation,
+// generation).
+func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
+	spec := c.res.kind.Scale()
+	switch c.info.Verb {
+	case "get":
+		obj, err := c.res.store.Get(r.Context(), c.info.Namespace, c.info.Name,
+			storage.GetOptions{ResourceVersion: r.URL.Query().Get("resourceVersion")})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeObject(w, r, http.StatusOK, scaleOf(obj, spec))
+	case "update":
+		body, err := s.readObject(r, c.res.kind)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		var want autoscalingv1.Scale
+		if err := json.Unmarshal(body, &want); err != nil {
+			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the body of the request is not a Scale: %v", err)))
+			return
+		}
+		s.writeScale(w, r, c, "", func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return &want, nil })
+	case "patch":
+		s.patchScale(w, r, c)
+	}
+}
+
+func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
+	pt, err := patchTypeOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	patch, err := s.readBody(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var apply patchFunc
+	if pt == types.StrategicMergePatchType {
+		// A Scale has no lists: its own schema is not needed.
+		if err = requireObject(patch); err == nil {
+			apply = s.strategicPatcher(c, nil, patch)
+		}
+	} else {
+		apply, err = s.patcher(c, pt, patch)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeScale(w, r, c, pt, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+		data, err := json.Marshal(cur)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		patched, err := apply(data)
+		if err != nil {
+			return nil, err
+		}
+		var next autoscalingv1.Scale
+		if err := json.Unmarshal(patched, &next); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the patched Scale: %v", err))
+		}
+		return &next, nil
+	})
+}
+
+// writeScale sets the replicas a Scale asks for on the object, inside the
+// guaranteed update, and answers the resulting Scale.
+func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, pt types.PatchType,
+	want func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) {
+	params, err := parseWriteParams(r.URL.Query(), c.info.Verb, pt)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	kind, spec := c.res.kind, c.res.kind.Scale()
+	warnings := &registry.Warnings{}
+	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)
+	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
+		sc, err := want(scaleOf(cur, spec))
+		if err != nil {
+			return nil, err
+		}
+		if sc.Name != "" && sc.Name != c.info.Name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, c.info.Name))
+		}
+		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
+			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
+		}
+		next := cur.DeepCopy()
+		if err := unstructured.SetNestedField(next.Object, int64(sc.Spec.Replicas), jsonPath(spec.SpecReplicasPath)...); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		return next, nil
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, warnings.List())
+	writeObject(w, r, http.StatusOK, scaleOf(out, spec))
+}
+
+// scaleOf is the Scale of a custom resource.
+func scaleOf(obj *unstructured.Unstructured, spec *apiextensionsv1.CustomResourceSubresourceScale) *autoscalingv1.Scale {
+	sc := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID(),
+			ResourceVersion: obj.GetResourceVersion(), CreationTimestamp: obj.GetCreationTimestamp()},
+	}
+	sc.Spec.Replicas = int32(nestedInt(obj, spec.SpecReplicasPath))
+	sc.Status.Replicas = int32(nestedInt(obj, spec.StatusReplicasPath))
+	if spec.LabelSelectorPath != nil {
+		sc.Status.Selector, _, _ = unstructured.NestedString(obj.Object, jsonPath(*spec.LabelSelectorPath)...)
+	}
+	return sc
+}
+
+func nestedInt(obj *unstructured.Unstructured, path string) int64 {
+	n, _, _ := unstructured.NestedInt64(obj.Object, jsonPath(path)...)
+	return n
+}
+
+// jsonPath splits the simple paths CRDs use for scale (".spec.replicas").
+func jsonPath(path string) []string {
+	return strings.Split(strings.TrimPrefix(path, "."), ".")
+}
