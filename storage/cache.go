@@ -274,12 +274,15 @@ func (c *watchCache) waitRevision(ctx context.Context, rev int64, timeout time.D
 	}
 	nudge := time.NewTicker(50 * time.Millisecond)
 	defer nudge.Stop()
-	for {
+	for asked := false; ; asked = true {
 		c.mu.RLock()
 		ready, cur, changed := c.ready, c.rev, c.changed
 		c.mu.RUnlock()
 		if ready && cur >= rev {
 			return nil
+		}
+		if !asked && ready {
+			c.askProgress() // behind: ask at once rather than at the first nudge
 		}
 		select {
 		case <-changed:

@@ -42,9 +42,32 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 		return s.listEtcd(ctx, prefix, prefix+p.token.Start, p.rv, p)
 	case readExact:
 		return s.listEtcd(ctx, prefix, prefix, p.rv, p)
-	default:
-		return s.listEtcd(ctx, prefix, prefix, 0, p)
 	}
+	if p.limit == 0 {
+		if list, ok := s.listConsistentFromCache(ctx, prefix, p); ok {
+			return list, nil
+		}
+	}
+	return s.listEtcd(ctx, prefix, prefix, 0, p)
+}
+
+// listConsistentFromCache serves a consistent list (no resourceVersion)
+// from the watch cache, as kube-apiserver does since ConsistentListFromCache:
+// etcd's current revision is read (a quorum read of one key, without
+// values), and once the cache has reached it the cache holds exactly what
+// a quorum range would return. ok is false when the cache cannot catch up
+// in time; the caller then reads etcd.
+func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool) {
+	start := time.Now()
+	resp, err := s.client.Get(ctx, s.prefix, clientv3.WithCountOnly())
+	s.observe("currentRevision", start, err)
+	if err != nil {
+		return nil, false
+	}
+	if err := s.cache.waitRevision(ctx, resp.Header.Revision, s.cfg.TooLargeRVWait); err != nil {
+		return nil, false
+	}
+	return s.toList(s.cache.list(prefix, p)), true
 }
 
 // listEtcd reads a page from etcd starting at key start, at revision rev
