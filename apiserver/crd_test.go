@@ -274,7 +274,7 @@ func TestCRDPruning(t *testing.T) {
 	path := "/apis/example.com/v1/namespaces/default/widgets"
 	strict := rawCall(t, ts, "POST", path+"?fieldValidation=Strict", map[string]string{"Content-Type": "application/json"}, []byte(body))
 	checkStatus(t, parseStatusBody(t, strict.body), statusWant{code: http.StatusBadRequest, reason: metav1.StatusReasonBadRequest,
-		message: `strict decoding error: unknown field "metadata.bogus", unknown field "spec.unknown", unknown field "top"`})
+		message: `Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "metadata.bogus", unknown field "spec.unknown", unknown field "top"`})
 
 	res := rawCall(t, ts, "POST", path, map[string]string{"Content-Type": "application/json"}, []byte(body))
 	if res.code != http.StatusCreated {
@@ -538,7 +538,23 @@ func TestCRDScale(t *testing.T) {
 // kept (apiextensions.k8s.io/v1 has no fields for them) and not warned about.
 func TestCRDKeepsPatchExtensions(t *testing.T) {
 	ts := newTestServer(t)
-	crd := createWidgetsCRD(t, ts)
+	data, err := os.ReadFile("testdata/widgets-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rawCall(t, ts, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldValidation=Strict",
+		map[string]string{"Content-Type": "application/json"}, body)
+	if res.code != http.StatusCreated || len(res.header.Values("Warning")) > 0 {
+		t.Fatalf("create under Strict: %d, warnings %q: %s", res.code, res.header.Values("Warning"), res.body)
+	}
+	crd, err := ts.dynamic.Resource(gvrCRDs).Get(context.Background(), "widgets.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	containers := lookupAny(crd.Object, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "containers")
 	m, _ := containers.(map[string]any)
 	if m["x-kubernetes-patch-merge-key"] != "name" || m["x-kubernetes-patch-strategy"] != "merge" {

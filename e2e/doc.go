@@ -16,6 +16,18 @@
 //     certificate, the admin token and the kubeconfig;
 //   - crash: after SIGKILL, every write the server acknowledged is there
 //     after the next start;
+//   - CustomResourceDefinitions, with both kubectls: apply and wait for
+//     Established, printer columns and short name, strategic patch merging
+//     by the CRD's list-map keys, merge and JSON patches, scale, schema
+//     refusals and pruning warnings, explain, api-resources, and the
+//     resource type gone with the CRD (every command without a discovery
+//     cache);
+//   - max requests in flight: a flood of a non-admin user's requests is
+//     answered 429 (Retry-After: 1, kube-apiserver's text) beyond the
+//     limits, never refused for system:masters, and counted in /metrics;
+//   - shutdown: SIGTERM with watches open and writes in flight ends the
+//     watches cleanly, answers or refuses each write (never a 5xx), exits
+//     0, and keeps every acknowledged write;
 //   - security: TLS and bearer tokens by default (401 Status without or with
 //     a wrong token), anonymous health and version, no plain HTTP on the TLS
 //     port, plain HTTP only on loopback, --token-auth-file users.

@@ -41,24 +41,29 @@ func (c *crdBody) DeepCopyObject() runtime.Object {
 }
 
 // withSchemaExtensions wraps a decoded CRD with the extensions its body
-// carries, and drops the unknown-field warnings about them.
-func withSchemaExtensions(obj runtime.Object, body []byte, warnings []string) (runtime.Object, []string) {
+// carries.
+func withSchemaExtensions(obj runtime.Object, body []byte) runtime.Object {
 	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
-		return obj, warnings
+		return obj
 	}
 	var content map[string]any
 	if err := json.Unmarshal(body, &content); err != nil {
-		return obj, warnings
+		return obj
 	}
 	exts := findSchemaExtensions(content)
 	if len(exts) == 0 {
-		return obj, warnings
+		return obj
 	}
-	warnings = slices.DeleteFunc(slices.Clone(warnings), func(w string) bool {
-		return slices.ContainsFunc(patchExtensionKeys, func(k string) bool { return strings.Contains(w, "."+k+`"`) })
-	})
-	return &crdBody{CustomResourceDefinition: crd, extensions: exts}, warnings
+	return &crdBody{CustomResourceDefinition: crd, extensions: exts}
+}
+
+// isKeptSchemaExtension says whether a strict decoding error of a CRD body
+// is about a kept extension (unknown field "spec.versions[0]...containers.
+// x-kubernetes-patch-merge-key"), which is then no error.
+func isKeptSchemaExtension(err error) bool {
+	msg := err.Error()
+	return slices.ContainsFunc(patchExtensionKeys, func(k string) bool { return strings.HasSuffix(msg, "."+k+`"`) })
 }
 
 // unwrapCRD returns the typed CRD and its extensions.

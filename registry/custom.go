@@ -311,7 +311,7 @@ func (k *Kind) decodeCustom(body []byte, fv FieldValidation) (runtime.Object, []
 		for i, p := range problems {
 			errs[i] = fmt.Errorf("%s", p)
 		}
-		return nil, nil, apierrors.NewBadRequest(runtime.NewStrictDecodingError(errs).Error())
+		return nil, nil, k.decodeError(actual, runtime.NewStrictDecodingError(errs), body)
 	}
 	if k.custom.structural != nil {
 		structuraldefaulting.Default(u.Object, k.custom.structural)

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,19 +53,26 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	var warnings []string
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)
-		switch {
-		case !isStrict || fv == FieldValidationStrict:
+		if !isStrict {
 			return nil, nil, k.decodeError(actual, err, body)
-		case fv == FieldValidationIgnore:
+		}
+		problems := strictErr.Errors()
+		if k.GroupVersionResource() == CRDResource {
+			problems = slices.DeleteFunc(slices.Clone(problems), isKeptSchemaExtension)
+		}
+		switch {
+		case len(problems) == 0 || fv == FieldValidationIgnore:
+		case fv == FieldValidationStrict:
+			return nil, nil, k.decodeError(actual, runtime.NewStrictDecodingError(problems), body)
 		default:
-			for _, e := range strictErr.Errors() {
+			for _, e := range problems {
 				warnings = append(warnings, e.Error())
 			}
 		}
 	}
 	Scheme.Default(obj)
 	if k.GroupVersionResource() == CRDResource {
-		obj, warnings = withSchemaExtensions(obj, body, warnings)
+		obj = withSchemaExtensions(obj, body)
 	}
 	return obj, warnings, nil
 }
