@@ -1,0 +1,263 @@
+// Package bench is a bounded load generator for strata server.
+//
+// Run starts its own etcd member (fsync on) and a strata server on it, both
+// in this process and on loopback only, and drives them through client-go
+// (strata) and clientv3 (the same etcd, raw) at several concurrencies: create,
+// get, list of a namespace's objects with resourceVersion unset and "0",
+// strategic merge PATCH and watch delivery to many watchers, each next to
+// the raw etcd operation it corresponds to (create-if-absent put, get,
+// linearizable and serializable range, read + compare-and-swap, watch). Every
+// cell stops after Config.Duration or Config.MaxOps operations, whichever
+// comes first, and the whole run after Config.Timeout. The Report holds every
+// cell's throughput and latency percentiles and the strata ÷ etcd ratios;
+// cmd/strata-bench is the command that prints it.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Config bounds and shapes one run. The zero value of a field means its
+// default (see Defaults).
+type Config struct {
+	// Concurrency lists the client counts each operation runs at.
+	Concurrency []int
+	// Duration and MaxOps bound each cell: it stops at whichever comes
+	// first. The watch cells use Duration and WatchEvents.
+	Duration time.Duration
+	MaxOps   int
+	// Rounds splits each pair's cells into this many alternating slices
+	// (strata, etcd, strata, etcd, ...), each with a share of Duration and
+	// MaxOps, so that the two sides of a ratio see the same load from
+	// whatever else runs on the machine.
+	Rounds int
+	// Objects is how many ConfigMaps the listed namespace holds (and how
+	// many keys the raw range reads).
+	Objects int
+	// Watchers is how many watches receive every event of the watch cells;
+	// WatchEvents bounds the writes they receive.
+	Watchers, WatchEvents int
+	// Warmup operations of each kind run, unmeasured, before its cells
+	// (negative: none).
+	Warmup int
+	// DataBytes is the size of each ConfigMap's payload value.
+	DataBytes int
+	// DecodeLists decodes strata's list responses into typed lists;
+	// otherwise their bodies are read whole but not decoded (as the raw
+	// ranges' values are not).
+	DecodeLists bool
+	// Only, when set, names the strata operations to run (get, list,
+	// list-rv0, create, patch, watch), each with its etcd counterpart.
+	Only []string
+	// Timeout bounds the run (setup and cells); stopping the server and
+	// etcd afterwards takes at most a minute more.
+	Timeout time.Duration
+	// Progress, when set, receives a line per cell as the run goes.
+	Progress io.Writer
+	// Command is recorded in the report (the command line that ran it).
+	Command string
+}
+
+// Defaults are the settings of an unset Config field: the full run takes
+// about two to four minutes on two cores.
+var Defaults = Config{
+	Concurrency: []int{1, 16, 64},
+	Duration:    3 * time.Second,
+	MaxOps:      20000,
+	Rounds:      3,
+	Objects:     1000,
+	Watchers:    1000,
+	WatchEvents: 200,
+	Warmup:      20,
+	DataBytes:   512,
+	Timeout:     10 * time.Minute,
+}
+
+func (c Config) withDefaults() Config {
+	d := Defaults
+	if len(c.Concurrency) == 0 {
+		c.Concurrency = d.Concurrency
+	}
+	setDefault(&c.Duration, d.Duration)
+	setDefault(&c.MaxOps, d.MaxOps)
+	setDefault(&c.Rounds, d.Rounds)
+	setDefault(&c.Objects, d.Objects)
+	setDefault(&c.Watchers, d.Watchers)
+	setDefault(&c.WatchEvents, d.WatchEvents)
+	setDefault(&c.Warmup, d.Warmup)
+	setDefault(&c.DataBytes, d.DataBytes)
+	setDefault(&c.Timeout, d.Timeout)
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return c
+}
+
+func setDefault[T int | time.Duration](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func (c Config) validate() error {
+	var errs []error
+	for i, n := range c.Concurrency {
+		if n < 1 {
+			errs = append(errs, fmt.Errorf("concurrency %d: must be at least 1", n))
+		}
+		if slices.Contains(c.Concurrency[:i], n) {
+			errs = append(errs, fmt.Errorf("concurrency %d: listed twice", n))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"duration", int64(c.Duration)}, {"ops", int64(c.MaxOps)}, {"rounds", int64(c.Rounds)},
+		{"objects", int64(c.Objects)}, {"watchers", int64(c.Watchers)}, {"watch events", int64(c.WatchEvents)},
+		{"data bytes", int64(c.DataBytes)}, {"timeout", int64(c.Timeout)}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s: must not be negative", f.name))
+		}
+	}
+	for _, name := range c.Only {
+		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch}, name) {
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch", name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run runs the whole benchmark and returns its report. It returns an error
+// when the environment cannot be set up, a preparation step fails or the
+// timeout passes; failed operations inside cells are counted in the report
+// instead.
+func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("bench: config: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	e, err := startEnv(ctx)
+	if err != nil {
+		return nil, withTimeout(ctx, cfg, err)
+	}
+	defer func() {
+		if cerr := e.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	r := &runner{cfg: cfg, env: e, rep: newReport(cfg)}
+	if err := r.run(ctx); err != nil {
+		return nil, withTimeout(ctx, cfg, err)
+	}
+	r.rep.finish(time.Since(start))
+	return r.rep, nil
+}
+
+// withTimeout says so when the run's timeout caused err.
+func withTimeout(ctx context.Context, cfg Config, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("bench: the run's timeout (%s) passed: %w", cfg.Timeout, err)
+	}
+	return err
+}
+
+// runner carries one run's state.
+type runner struct {
+	cfg Config
+	env *env
+	rep *Report
+	// value is the bytes strata stores for one ConfigMap of the listed
+	// namespace: what the raw etcd operations write.
+	value string
+	// payload is every ConfigMap's payload value.
+	payload string
+	// counter numbers the patches, so that each changes its object.
+	counter atomic.Int64
+}
+
+// run prepares the data, then runs each operation pair at every
+// concurrency (strata's cell and etcd's in alternating rounds, so that each
+// pair is measured close together in time), then the watch cells.
+func (r *runner) run(ctx context.Context) error {
+	if err := r.setup(ctx); err != nil {
+		return err
+	}
+	for _, p := range r.pairs() {
+		if !r.selected(p.strata.name) {
+			continue
+		}
+		if err := r.runPair(ctx, p); err != nil {
+			return err
+		}
+	}
+	if !r.selected(opWatch) {
+		return nil
+	}
+	for _, w := range []func(context.Context) (Row, error){r.strataWatch, r.rawWatch} {
+		row, err := w(ctx)
+		if err != nil {
+			return err
+		}
+		r.record(row)
+	}
+	return nil
+}
+
+// selected says whether Config.Only lets the strata operation name run.
+func (r *runner) selected(name string) bool {
+	return len(r.cfg.Only) == 0 || slices.Contains(r.cfg.Only, name)
+}
+
+// runPair runs one strata operation and its etcd counterpart.
+func (r *runner) runPair(ctx context.Context, p pair) error {
+	for _, o := range []op{p.strata, p.etcd} {
+		if o.prepare != nil {
+			if err := o.prepare(ctx); err != nil {
+				return fmt.Errorf("bench: preparing %s %s: %w", o.side, o.name, err)
+			}
+		}
+		if err := r.warmup(ctx, o); err != nil {
+			return fmt.Errorf("bench: warming up %s %s: %w", o.side, o.name, err)
+		}
+	}
+	rounds := r.cfg.Rounds
+	d, maxOps := r.cfg.Duration/time.Duration(rounds), (r.cfg.MaxOps+rounds-1)/rounds
+	for _, c := range r.cfg.Concurrency {
+		var res [2]cellResult
+		for round := range rounds {
+			for i, o := range []op{p.strata, p.etcd} {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				res[i].add(runCell(ctx, c, d, round*maxOps, maxOps, o.run))
+			}
+		}
+		r.record(res[0].row(p.strata.side, p.strata.name, c))
+		r.record(res[1].row(p.etcd.side, p.etcd.name, c))
+	}
+	return nil
+}
+
+// warmup runs an operation Config.Warmup times, one at a time, unmeasured.
+func (r *runner) warmup(ctx context.Context, o op) error {
+	for i := range r.cfg.Warmup {
+		if err := o.run(ctx, call{conc: 0, worker: 0, i: i}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) record(row Row) {
+	r.rep.Rows = append(r.rep.Rows, row)
+	fmt.Fprintln(r.cfg.Progress, row.progressLine())
+}

@@ -1,0 +1,161 @@
+// Command strata-bench is a bounded load generator for strata server: it
+// starts an etcd member and a strata server on it, in process and on
+// loopback, measures strata's create, get, list, strategic PATCH and watch
+// delivery through client-go next to the matching raw etcd operations on
+// the same member, prints a table with their ratios, cleans up and exits.
+//
+// Usage:
+//
+//	go run ./bench/cmd/strata-bench [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
+//	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
+//	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
+//
+// Exit status: 0 when every operation succeeded, 1 when the run failed or
+// some operations failed (the report is printed first), 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/stratadev/strata/bench"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, f, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if f.cpuProfile != "" {
+		stopProfile, err := startProfile(f.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "strata-bench:", err)
+			return 1
+		}
+		defer stopProfile()
+	}
+	if !f.quiet {
+		cfg.Progress = stderr
+	}
+	cfg.Command = strings.TrimSpace("strata-bench " + strings.Join(args, " "))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "strata-bench:", err)
+		return 1
+	}
+	if f.json {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteTable(stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "strata-bench:", err)
+		return 1
+	}
+	if n := rep.Errors(); n > 0 {
+		fmt.Fprintf(stderr, "strata-bench: %d operations failed\n", n)
+		return 1
+	}
+	return 0
+}
+
+// flags are the command's own settings, besides bench.Config.
+type flags struct {
+	json, quiet bool
+	cpuProfile  string
+}
+
+func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
+	d := bench.Defaults
+	var (
+		cfg  bench.Config
+		f    flags
+		conc string
+		only string
+	)
+	fs := flag.NewFlagSet("strata-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&conc, "concurrency", joinInts(d.Concurrency), "comma-separated client counts each operation runs at")
+	fs.DurationVar(&cfg.Duration, "duration", d.Duration, "longest a cell runs")
+	fs.IntVar(&cfg.MaxOps, "ops", d.MaxOps, "most operations a cell starts")
+	fs.IntVar(&cfg.Rounds, "rounds", d.Rounds, "alternating strata/etcd rounds each pair's cells are split into")
+	fs.IntVar(&cfg.Objects, "objects", d.Objects, "ConfigMaps in the listed namespace (and keys in the raw range)")
+	fs.IntVar(&cfg.Watchers, "watchers", d.Watchers, "watches that receive every event of the watch cells")
+	fs.IntVar(&cfg.WatchEvents, "watch-events", d.WatchEvents, "most writes a watch cell makes (it also stops after -duration)")
+	fs.IntVar(&cfg.Warmup, "warmup", d.Warmup, "unmeasured operations of each kind before its cells (negative: none)")
+	fs.IntVar(&cfg.DataBytes, "data-bytes", d.DataBytes, "size of each ConfigMap's payload value")
+	fs.BoolVar(&cfg.DecodeLists, "decode-lists", false, "decode strata's list responses into typed lists (default: read the bodies only)")
+	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch; default all)")
+	fs.DurationVar(&cfg.Timeout, "timeout", d.Timeout, "bound on the whole run")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
+	if err := fs.Parse(args); err != nil {
+		return cfg, f, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected arguments: %v", fs.Args())
+		fmt.Fprintln(stderr, "strata-bench:", err)
+		return cfg, f, err
+	}
+	var err error
+	if cfg.Concurrency, err = parseInts(conc); err != nil {
+		fmt.Fprintln(stderr, "strata-bench: -concurrency:", err)
+		return cfg, f, err
+	}
+	if only != "" {
+		cfg.Only = strings.Split(only, ",")
+	}
+	return cfg, f, nil
+}
+
+// startProfile starts a CPU profile into file and returns what stops it.
+func startProfile(file string) (func(), error) {
+	out, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", f, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}

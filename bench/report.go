@@ -1,0 +1,221 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is the result of one run.
+type Report struct {
+	GoVersion  string `json:"go_version"`
+	Platform   string `json:"platform"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	NumCPU     int    `json:"num_cpu"`
+	Command    string `json:"command"`
+	// Settings of the run.
+	Concurrency []int   `json:"concurrency"`
+	CellSeconds float64 `json:"cell_seconds"`
+	CellMaxOps  int     `json:"cell_max_ops"`
+	Rounds      int     `json:"rounds"`
+	Objects     int     `json:"objects"`
+	Watchers    int     `json:"watchers"`
+	DecodeLists bool    `json:"decode_lists"`
+	// StoredBytes is the size of one stored ConfigMap: what raw puts write.
+	StoredBytes int `json:"stored_bytes"`
+	// Rows are the cells in the order they ran; Ratios compare them.
+	Rows   []Row   `json:"rows"`
+	Ratios []Ratio `json:"ratios"`
+	// Seconds is how long the run took, cleanup excepted.
+	Seconds float64 `json:"seconds"`
+}
+
+// Row is one cell: an operation of one side at one concurrency (for
+// watch, the number of watchers; its Ops are deliveries).
+type Row struct {
+	Side        string  `json:"side"`
+	Op          string  `json:"op"`
+	Concurrency int     `json:"concurrency"`
+	Ops         int     `json:"ops"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	PerSec      float64 `json:"per_sec"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// Ratio compares a strata cell with the etcd cell it corresponds to:
+// throughput (higher is better for strata) or, for watch, latency (lower
+// is better).
+type Ratio struct {
+	Name        string  `json:"name"`
+	Metric      string  `json:"metric"`
+	Concurrency int     `json:"concurrency"`
+	Strata      float64 `json:"strata"`
+	Etcd        float64 `json:"etcd"`
+	Value       float64 `json:"value"`
+	Target      string  `json:"target,omitempty"`
+	Met         *bool   `json:"met,omitempty"`
+}
+
+// ratioSpec says which cells a ratio compares and the issue's target.
+type ratioSpec struct {
+	strata, etcd string
+	// atLeast is the target throughput ratio (0: none) at the
+	// concurrencies listed in at (nil: all).
+	atLeast float64
+	at      []int
+}
+
+var ratioSpecs = []ratioSpec{
+	{strata: opCreate, etcd: opPut, atLeast: 0.70, at: []int{16}},
+	{strata: opGet, etcd: opGet},
+	{strata: opList, etcd: opRange, atLeast: 1},
+	{strata: opListRV0, etcd: opRangeSer, atLeast: 1},
+	{strata: opPatch, etcd: opReadCAS, atLeast: 0.50, at: []int{16}},
+}
+
+// watchP99Target is the issue's bound on strata's watch p99 ÷ etcd's.
+const watchP99Target = 1.5
+
+func newReport(cfg Config) *Report {
+	return &Report{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Command: cfg.Command,
+		Concurrency: cfg.Concurrency, CellSeconds: cfg.Duration.Seconds(), CellMaxOps: cfg.MaxOps, Rounds: cfg.Rounds,
+		Objects: cfg.Objects, Watchers: cfg.Watchers, DecodeLists: cfg.DecodeLists}
+}
+
+// finish computes the ratios.
+func (r *Report) finish(elapsed time.Duration) {
+	r.Seconds = elapsed.Seconds()
+	for _, s := range ratioSpecs {
+		for _, c := range r.Concurrency {
+			st, ok1 := r.Row(sideStrata, s.strata, c)
+			et, ok2 := r.Row(sideEtcd, s.etcd, c)
+			if !ok1 || !ok2 || et.PerSec == 0 {
+				continue
+			}
+			q := Ratio{Name: s.strata + " ÷ " + s.etcd, Metric: "req/s", Concurrency: c,
+				Strata: st.PerSec, Etcd: et.PerSec, Value: st.PerSec / et.PerSec}
+			if s.atLeast > 0 && (s.at == nil || slices.Contains(s.at, c)) {
+				met := q.Value >= s.atLeast
+				q.Target, q.Met = fmt.Sprintf("≥ %.2f", s.atLeast), &met
+			}
+			r.Ratios = append(r.Ratios, q)
+		}
+	}
+	st, ok1 := r.Row(sideStrata, opWatch, r.Watchers)
+	et, ok2 := r.Row(sideEtcd, opWatch, r.Watchers)
+	if ok1 && ok2 && et.P99Ms > 0 && et.P50Ms > 0 {
+		met := st.P99Ms/et.P99Ms <= watchP99Target
+		r.Ratios = append(r.Ratios,
+			Ratio{Name: "watch p99", Metric: "ms", Concurrency: r.Watchers, Strata: st.P99Ms, Etcd: et.P99Ms,
+				Value: st.P99Ms / et.P99Ms, Target: fmt.Sprintf("≤ %.2f", watchP99Target), Met: &met},
+			Ratio{Name: "watch p50", Metric: "ms", Concurrency: r.Watchers, Strata: st.P50Ms, Etcd: et.P50Ms,
+				Value: st.P50Ms / et.P50Ms})
+	}
+}
+
+// Row returns the cell of side's op at concurrency c.
+func (r *Report) Row(side, op string, c int) (Row, bool) {
+	for _, row := range r.Rows {
+		if row.Side == side && row.Op == op && row.Concurrency == c {
+			return row, true
+		}
+	}
+	return Row{}, false
+}
+
+// Errors is the number of failed operations in all cells.
+func (r *Report) Errors() int {
+	n := 0
+	for _, row := range r.Rows {
+		n += row.Errors
+	}
+	return n
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("bench: encoding the report: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes the report as Markdown tables with a header naming
+// the machine, the command and the settings.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s, GOMAXPROCS %d, %d CPUs\n", r.GoVersion, r.Platform, r.GOMAXPROCS, r.NumCPU)
+	fmt.Fprintf(&b, "command: %s\n", r.Command)
+	fmt.Fprintf(&b, "each cell: at most %gs or %d operations, in %d rounds alternating with its pair's other side; "+
+		"list of %d ConfigMaps (%d bytes stored each); %d watchers; lists decoded: %v\n",
+		r.CellSeconds, r.CellMaxOps, r.Rounds, r.Objects, r.StoredBytes, r.Watchers, r.DecodeLists)
+	fmt.Fprintf(&b, "run took %.1fs\n\n", r.Seconds)
+	b.WriteString("| side | operation | clients | ops | req/s | p50 ms | p99 ms | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, row := range r.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %s | %s | %d |\n", row.Side, row.Op, row.Concurrency,
+			row.Ops, row.PerSec, fmtMs(row.P50Ms), fmtMs(row.P99Ms), row.Errors)
+	}
+	b.WriteString("\nwatch rows: clients = watchers, ops = deliveries, req/s = deliveries/s\n")
+	for _, row := range r.Rows {
+		if row.Note != "" {
+			fmt.Fprintf(&b, "- %s %s: %s\n", row.Side, row.Op, row.Note)
+		}
+		if row.FirstError != "" {
+			fmt.Fprintf(&b, "- %s %s (%d clients): %d errors, first: %s\n", row.Side, row.Op, row.Concurrency, row.Errors, row.FirstError)
+		}
+	}
+	b.WriteString("\n| strata ÷ etcd | clients | strata | etcd | ratio | target | met |\n|---|---:|---:|---:|---:|---|---|\n")
+	for _, q := range r.Ratios {
+		met := ""
+		if q.Met != nil {
+			met = map[bool]string{true: "yes", false: "no"}[*q.Met]
+		}
+		fmt.Fprintf(&b, "| %s (%s) | %d | %s | %s | %.2f | %s | %s |\n", q.Name, q.Metric, q.Concurrency,
+			fmtValue(q.Metric, q.Strata), fmtValue(q.Metric, q.Etcd), q.Value, q.Target, met)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("bench: writing the report: %w", err)
+	}
+	return nil
+}
+
+func fmtValue(metric string, v float64) string {
+	if metric == "ms" {
+		return fmtMs(v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// fmtMs prints milliseconds with about three significant digits.
+func fmtMs(ms float64) string {
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.3f", ms)
+	case ms < 10:
+		return fmt.Sprintf("%.2f", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.1f", ms)
+	}
+	return fmt.Sprintf("%.0f", ms)
+}
+
+// progressLine is a row as one line of progress.
+func (row Row) progressLine() string {
+	s := fmt.Sprintf("%-6s %-18s clients %4d: %7d ops %9.0f/s  p50 %s ms  p99 %s ms", row.Side, row.Op,
+		row.Concurrency, row.Ops, row.PerSec, fmtMs(row.P50Ms), fmtMs(row.P99Ms))
+	if row.Errors > 0 {
+		s += fmt.Sprintf("  %d errors (first: %s)", row.Errors, row.FirstError)
+	}
+	return s
+}
