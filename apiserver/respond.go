@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/stratadev/strata/internal/jsonenc"
 )
 
 // statusOf turns any error into the Status kube-apiserver would answer: an
@@ -42,9 +44,44 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, code, st)
 }
 
+// encodeJSON encodes a response as encoding/json would, with the
+// unstructured content of objects, lists and watch events encoded without
+// reflection (jsonenc): a large list spends most of its time here.
+func encodeJSON(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case *listBody:
+		meta, err := json.Marshal(&x.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, 1024)
+		out = append(out, `{"kind":`...)
+		out, _ = jsonenc.Append(out, x.Kind)
+		out = append(out, `,"apiVersion":`...)
+		out, _ = jsonenc.Append(out, x.APIVersion)
+		out = append(out, `,"metadata":`...)
+		out = append(out, meta...)
+		out = append(out, `,"items":`...)
+		if out, err = jsonenc.Append(out, x.Items); err != nil {
+			return nil, err
+		}
+		return append(out, '}'), nil
+	case watchEvent:
+		out := append(make([]byte, 0, 512), `{"type":`...)
+		out, _ = jsonenc.Append(out, string(x.Type))
+		out = append(out, `,"object":`...)
+		out, err := jsonenc.Append(out, x.Object)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, '}'), nil
+	}
+	return jsonenc.Marshal(v)
+}
+
 // writeJSON writes v as JSON with the given status code.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	data, err := json.Marshal(v)
+	data, err := encodeJSON(v)
 	if err != nil {
 		code, data = http.StatusInternalServerError, internalErrorBody(err)
 	}
@@ -63,7 +100,7 @@ func internalErrorBody(err error) []byte {
 // writeObject writes v in the media type the request accepts (JSON or YAML).
 func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
 	if acceptsYAMLOnly(r) {
-		data, err := json.Marshal(v)
+		data, err := encodeJSON(v)
 		if err == nil {
 			data, err = yaml.JSONToYAML(data)
 		}

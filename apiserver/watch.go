@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -59,7 +58,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 		flusher.Flush()
 	}
 	cw := &countingWriter{w: w}
-	enc := json.NewEncoder(cw)
 	gvr := c.res.kind.GroupVersionResource()
 	for {
 		select {
@@ -72,7 +70,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 				return
 			}
 			before := cw.n
-			if err := enc.Encode(s.eventBody(r, c, form, tableOpts, ev)); err != nil {
+			data, err := encodeJSON(s.eventBody(r, c, form, tableOpts, ev))
+			if err != nil {
+				data, _ = encodeJSON(errorEvent(err))
+			}
+			if _, err := cw.Write(append(data, '\n')); err != nil {
 				return
 			}
 			if s.cfg.Metrics != nil {
