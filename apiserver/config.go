@@ -75,6 +75,9 @@ type Metrics interface {
 type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
+	// items keeps the JSON of list items (shared by the resources of one
+	// store).
+	items *itemCache
 	// terminating: the kind's CRD is being deleted; no new objects.
 	terminating bool
 }
@@ -208,8 +211,12 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
 	}
-	return &resource{kind: k, store: st}, nil
+	return &resource{kind: k, store: st, items: newItemCache(itemCacheSize, k.CRD() != nil)}, nil
 }
+
+// itemCacheSize bounds each resource's cache of encoded list items (two
+// generations of this many).
+const itemCacheSize = 50000
 
 // current is the set of resources served now.
 func (s *Server) current() *served { return s.served.Load() }

@@ -86,10 +86,10 @@ func partialOf(obj *unstructured.Unstructured) *metav1.PartialObjectMetadata {
 // listBody is a list as kube-apiserver encodes built-in lists: kind and
 // apiVersion on the list, not on its items.
 type listBody struct {
-	Kind       string           `json:"kind"`
-	APIVersion string           `json:"apiVersion"`
-	Metadata   metav1.ListMeta  `json:"metadata"`
-	Items      []map[string]any `json:"items"`
+	Kind       string
+	APIVersion string
+	Metadata   metav1.ListMeta
+	Items      [][]byte // each item's JSON (itemCache)
 }
 
 func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form output, list *unstructured.UnstructuredList) {
@@ -123,9 +123,14 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form
 	default:
 		gvk := c.res.kind.ListGVK()
 		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm,
-			Items: make([]map[string]any, len(list.Items))}
+			Items: make([][]byte, len(list.Items))}
 		for i := range list.Items {
-			body.Items[i] = withoutTypeMeta(list.Items[i].Object)
+			data, err := c.res.items.encode(&list.Items[i])
+			if err != nil {
+				writeError(w, apierrors.NewInternalError(err))
+				return
+			}
+			body.Items[i] = data
 		}
 		writeObject(w, r, http.StatusOK, &body)
 	}

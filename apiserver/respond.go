@@ -54,18 +54,25 @@ func encodeJSON(v any) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]byte, 0, 1024)
+		size := len(meta) + len(x.Kind) + len(x.APIVersion) + 64
+		for _, item := range x.Items {
+			size += len(item) + 1
+		}
+		out := make([]byte, 0, size)
 		out = append(out, `{"kind":`...)
 		out, _ = jsonenc.Append(out, x.Kind)
 		out = append(out, `,"apiVersion":`...)
 		out, _ = jsonenc.Append(out, x.APIVersion)
 		out = append(out, `,"metadata":`...)
 		out = append(out, meta...)
-		out = append(out, `,"items":`...)
-		if out, err = jsonenc.Append(out, x.Items); err != nil {
-			return nil, err
+		out = append(out, `,"items":[`...)
+		for i, item := range x.Items {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, item...)
 		}
-		return append(out, '}'), nil
+		return append(out, "]}"...), nil
 	case watchEvent:
 		out := append(make([]byte, 0, 512), `{"type":`...)
 		out, _ = jsonenc.Append(out, string(x.Type))
