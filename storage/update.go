@@ -18,15 +18,32 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 	if err != nil {
 		return nil, err
 	}
-	cur, modRev, err := s.getLatest(ctx, key, name)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		if err := s.checkPreconditions(cur, pre); err != nil {
+	// The watch cache's copy is the first guess, as in kube-apiserver: the
+	// compare-and-swap below checks it is current, so an up-to-date cache
+	// saves a read of etcd per update.
+	cur, modRev, fresh := s.cachedForUpdate(key)
+	if cur == nil {
+		if cur, modRev, err = s.getLatest(ctx, key, name); err != nil {
 			return nil, err
 		}
-		next, data, err := s.computeUpdate(key, cur, tryUpdate)
+		fresh = true
+	}
+	for {
+		err := s.checkPreconditions(cur, pre)
+		var next *unstructured.Unstructured
+		var data []byte
+		if err == nil {
+			next, data, err = s.computeUpdate(key, cur, tryUpdate)
+		}
+		if (err != nil || data == nil) && !fresh {
+			// A refusal or a no-op judged on the cache's copy may be
+			// stale: judge again on etcd's.
+			if cur, modRev, err = s.getLatest(ctx, key, name); err != nil {
+				return nil, err
+			}
+			fresh = true
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -51,6 +68,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		if cur, modRev, err = s.fromTxnGet(resp, key, name); err != nil {
 			return nil, err
 		}
+		fresh = true
 	}
 }
 
@@ -109,4 +127,18 @@ func (s *Store) checkPreconditions(cur *unstructured.Unstructured, pre *Precondi
 			pre.ResourceVersion, cur.GetResourceVersion()))
 	}
 	return nil
+}
+
+// cachedForUpdate returns the watch cache's copy of key and its
+// modification revision, or nil when the cache does not hold it.
+func (s *Store) cachedForUpdate(key string) (*unstructured.Unstructured, int64, bool) {
+	obj := s.cache.get(key)
+	if obj == nil {
+		return nil, 0, false
+	}
+	rev, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	if err != nil || rev <= 0 {
+		return nil, 0, false
+	}
+	return obj, rev, false
 }
