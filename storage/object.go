@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -9,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/stratadev/strata/internal/jsonenc"
 )
 
 // encode returns the stored form of obj: its JSON without
@@ -31,7 +32,7 @@ func encode(obj *unstructured.Unstructured, apiVersion string) ([]byte, error) {
 		}
 		content["metadata"] = m
 	}
-	data, err := json.Marshal(content)
+	data, err := jsonenc.Marshal(content)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
