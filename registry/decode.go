@@ -44,18 +44,25 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 	if err != nil {
 		return nil, nil, apierrors.NewInternalError(err)
 	}
-	actual, err := k.checkTypeMeta(body)
-	if err != nil {
-		return nil, nil, err
-	}
 	gvk := k.GVK
-	obj, _, err := strictJSON.Decode(body, &gvk, into)
+	obj, decoded, err := strictJSON.Decode(body, &gvk, into)
+	if decoded == nil || *decoded != k.GVK || (err != nil && !runtime.IsStrictDecodingError(err)) {
+		// The body names another kind or cannot be decoded: read its
+		// apiVersion and kind again to word the error as kube-apiserver
+		// does. (Only failures pay for this second look.)
+		actual, terr := k.checkTypeMeta(body)
+		if terr != nil {
+			return nil, nil, terr
+		}
+		if err == nil {
+			err = fmt.Errorf("decoded as %v", decoded)
+		}
+		return nil, nil, k.decodeError(actual, err, body)
+	}
 	var warnings []string
 	if err != nil {
-		strictErr, isStrict := runtime.AsStrictDecodingError(err)
-		if !isStrict {
-			return nil, nil, k.decodeError(actual, err, body)
-		}
+		strictErr, _ := runtime.AsStrictDecodingError(err)
+		actual := decoded
 		problems := strictErr.Errors()
 		if k.GroupVersionResource() == CRDResource {
 			problems = slices.DeleteFunc(slices.Clone(problems), isKeptSchemaExtension)
