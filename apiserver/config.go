@@ -97,6 +97,7 @@ type Server struct {
 	// watchesEnd closes when EndWatches is called.
 	watchesEnd     chan struct{}
 	endWatchesOnce sync.Once
+	countOnce      sync.Once // starts countObjects
 	log            *slog.Logger
 }
 
@@ -145,9 +146,6 @@ func New(cfg Config) (*Server, error) {
 	if crds, ok := builtins.lookup(registry.CRDResource); ok {
 		s.crds = newCRDController(s, crds)
 		go s.crds.run(ctx)
-	}
-	if cfg.Metrics != nil {
-		go s.countObjects(ctx, time.Minute)
 	}
 	return s, nil
 }

@@ -44,6 +44,17 @@ func (s *Server) checkNamespaceWritable(ctx context.Context, ns string, gr schem
 // through the namespace kind's own create preparation, and resumes the
 // deletion of namespaces left Terminating by an earlier run.
 func (s *Server) EnsureNamespaces(ctx context.Context) error {
+	if err := s.ensureNamespaces(ctx); err != nil {
+		return err
+	}
+	if s.cfg.Metrics != nil {
+		// Counted once the default namespaces exist, then every minute.
+		s.countOnce.Do(func() { go s.countObjects(s.ctx, time.Minute) })
+	}
+	return nil
+}
+
+func (s *Server) ensureNamespaces(ctx context.Context) error {
 	kind := s.namespaces.kind
 	for _, name := range DefaultNamespaces {
 		_, err := s.namespaces.store.Get(ctx, "", name, storage.GetOptions{})

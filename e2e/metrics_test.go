@@ -1,20 +1,28 @@
 package e2e
 
 import (
+	"context"
 	"io"
 	"maps"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
-// TestMetrics scrapes /metrics after "kubectl get ns": the list is
-// counted in apiserver_request_total with kube-apiserver's labels, and
-// only authenticated users may read the metrics.
+// TestMetrics scrapes /metrics after "kubectl get ns" and a watch of
+// namespaces: the list is counted in apiserver_request_total with
+// kube-apiserver's labels, the other families the issue names are there
+// with the namespaces' series, and only authenticated users may read the
+// metrics.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -22,6 +30,7 @@ func TestMetrics(t *testing.T) {
 	plainKubectl(t, dataDir).ok(t, "get", "ns")
 
 	cfg := srv.restConfig(t)
+	watchNamespacesOnce(t, cfg)
 	if code, _ := scrapeGet(t, rest.AnonymousClientConfig(cfg), "/metrics"); code != http.StatusUnauthorized {
 		t.Errorf("/metrics without a token: %d, want 401", code)
 	}
@@ -34,6 +43,7 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatalf("/metrics: %v", err)
 	}
+	checkFamilies(t, families)
 	want := map[string]string{"verb": "LIST", "dry_run": "", "group": "", "version": "v1", "resource": "namespaces",
 		"subresource": "", "scope": "cluster", "component": "apiserver", "code": "200"}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
@@ -69,4 +79,64 @@ func scrapeGet(t *testing.T, cfg *rest.Config, path string) (int, string) {
 		t.Fatalf("GET %s: %v", path, err)
 	}
 	return resp.StatusCode, string(body)
+}
+
+// watchNamespacesOnce watches namespaces from resourceVersion 0, whose
+// first events are the existing namespaces, and reads one.
+func watchNamespacesOnce(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := cs.CoreV1().Namespaces().Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Added {
+			t.Fatalf("first watch event %s, want ADDED", ev.Type)
+		}
+	case <-ctx.Done():
+		t.Fatal("no watch event")
+	}
+}
+
+// checkFamilies: each family the issue names is there, with a series of
+// namespaces (or of an etcd operation on them) that has counted something.
+func checkFamilies(t *testing.T, families map[string]*dto.MetricFamily) {
+	t.Helper()
+	checks := []struct {
+		family string
+		labels map[string]string
+	}{
+		{"apiserver_request_duration_seconds", map[string]string{"verb": "LIST", "resource": "namespaces"}},
+		{"apiserver_storage_objects", map[string]string{"resource": "namespaces"}},
+		{"apiserver_watch_events_total", map[string]string{"resource": "namespaces"}},
+		{"etcd_request_duration_seconds", map[string]string{"resource": "namespaces"}},
+	}
+	for _, c := range checks {
+		found := false
+		for _, m := range families[c.family].GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			match := true
+			for k, v := range c.labels {
+				match = match && labels[k] == v
+			}
+			value := m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
+			if match && value > 0 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s series with %v and a value above 0", c.family, c.labels)
+		}
+	}
 }
