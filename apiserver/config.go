@@ -75,9 +75,9 @@ type Metrics interface {
 type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
-	// items keeps the JSON of list items (shared by the resources of one
-	// store).
-	items *itemCache
+	// items keeps the JSON of list items, events that of watch events
+	// (shared by the resources of one store).
+	items, events *itemCache
 	// terminating: the kind's CRD is being deleted; no new objects.
 	terminating bool
 }
@@ -209,12 +209,17 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
 	}
-	return &resource{kind: k, store: st, items: newItemCache(itemCacheSize, k.CRD() != nil)}, nil
+	return &resource{kind: k, store: st, items: newItemCache(itemCacheBytes, k.CRD() != nil),
+		events: newItemCache(eventCacheBytes, true)}, nil
 }
 
-// itemCacheSize bounds each resource's cache of encoded list items (two
-// generations of this many).
-const itemCacheSize = 50000
+// itemCacheBytes and eventCacheBytes bound each resource's caches of
+// encoded list items and watch events (two generations of this much JSON
+// each). An event is needed only while its watchers take it.
+const (
+	itemCacheBytes  = 16 << 20
+	eventCacheBytes = 4 << 20
+)
 
 // current is the set of resources served now.
 func (s *Server) current() *served { return s.served.Load() }

@@ -284,7 +284,7 @@ func (c *crdController) install(crd *apiextensionsv1.CustomResourceDefinition, r
 			}
 			started = append(started, r)
 		}
-		r = &resource{kind: k, store: r.store, items: r.items, terminating: terminating}
+		r = &resource{kind: k, store: r.store, items: r.items, events: r.events, terminating: terminating}
 		next.add(r)
 		entry.gvrs = append(entry.gvrs, k.GroupVersionResource())
 		if gv := k.GVK.GroupVersion(); !slices.Contains(entry.gvs, gv) {

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/stratadev/strata/internal/jsonenc"
 )
@@ -14,10 +15,10 @@ import (
 // resourceVersion names its content within a resource, so a hit is exact.
 //
 // Entries of deleted objects are not tracked; two generations bound the
-// memory instead: when the current one holds max entries it becomes the
-// previous one, and entries still in use move back on their next hit.
+// memory instead: when the current one holds maxBytes of JSON it becomes
+// the previous one, and entries still in use move back on their next hit.
 type itemCache struct {
-	max int
+	maxBytes int
 	// typeMeta: items keep kind and apiVersion, as kube-apiserver's lists
 	// of custom resources do (built-in lists drop them from their items).
 	typeMeta bool
@@ -25,6 +26,7 @@ type itemCache struct {
 	mu       sync.Mutex
 	current  map[string]cachedItem
 	previous map[string]cachedItem
+	bytes    int // in current
 }
 
 type cachedItem struct {
@@ -32,8 +34,8 @@ type cachedItem struct {
 	data []byte
 }
 
-func newItemCache(max int, typeMeta bool) *itemCache {
-	return &itemCache{max: max, typeMeta: typeMeta, current: map[string]cachedItem{}}
+func newItemCache(maxBytes int, typeMeta bool) *itemCache {
+	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[string]cachedItem{}}
 }
 
 // encode returns the JSON of a list item.
@@ -76,8 +78,30 @@ func (c *itemCache) put(key string, it cachedItem) {
 }
 
 func (c *itemCache) putLocked(key string, it cachedItem) {
-	if len(c.current) >= c.max {
-		c.previous, c.current = c.current, make(map[string]cachedItem, c.max)
+	if c.bytes+len(it.data) > c.maxBytes {
+		c.previous, c.current, c.bytes = c.current, make(map[string]cachedItem, len(c.current)), 0
+	}
+	if old, ok := c.current[key]; ok {
+		c.bytes -= len(old.data)
 	}
 	c.current[key] = it
+	c.bytes += len(it.data)
+}
+
+// encodeEvent returns the JSON of a watch event of obj, kept by event
+// type, object and revision, so that the watchers of a resource share one
+// encoding of each event instead of encoding it once each.
+func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
+	key, rv := string(typ)+" "+obj.GetNamespace()+"/"+obj.GetName(), obj.GetResourceVersion()
+	if rv != "" {
+		if data, ok := c.get(key, rv); ok {
+			return data, nil
+		}
+	}
+	data, err := encodeJSON(watchEvent{Type: typ, Object: obj.Object})
+	if err != nil || rv == "" {
+		return data, err
+	}
+	c.put(key, cachedItem{rv: rv, data: data})
+	return data, nil
 }

@@ -70,7 +70,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 				return
 			}
 			before := cw.n
-			data, err := encodeJSON(s.eventBody(r, c, form, tableOpts, ev))
+			data, err := s.encodeEvent(r, c, form, tableOpts, ev)
 			if err != nil {
 				data, _ = encodeJSON(errorEvent(err))
 			}
@@ -85,6 +85,15 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 			}
 		}
 	}
+}
+
+// encodeEvent encodes one event in the negotiated form; objects as they
+// are come from the resource's cache of encoded events.
+func (s *Server) encodeEvent(r *http.Request, c *call, form output, tableOpts *metav1.TableOptions, ev watch.Event) ([]byte, error) {
+	if obj, ok := ev.Object.(*unstructured.Unstructured); ok && form == outputObject && ev.Type != watch.Bookmark {
+		return c.res.events.encodeEvent(ev.Type, obj)
+	}
+	return encodeJSON(s.eventBody(r, c, form, tableOpts, ev))
 }
 
 // eventBody renders one event's object in the negotiated form.
