@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-func kindOf(t *testing.T, resource string) *Kind {
+func kindOf(t testing.TB, resource string) *Kind {
 	t.Helper()
 	for _, k := range Builtin() {
 		if k.Resource == resource {
