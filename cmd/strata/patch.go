@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stratadev/strata/internal/atomicfile"
 	"github.com/stratadev/strata/patchfile"
 	"github.com/stratadev/strata/schema"
 	"github.com/stratadev/strata/schema/builtin"
@@ -175,26 +174,12 @@ func schemaFunc(files []string, def string) (patchfile.SchemaFunc, error) {
 	}, nil
 }
 
-// writeFileAtomic replaces file with data through a temporary file and a
-// rename, so a failure never leaves a half-written file.
+// writeFileAtomic replaces an existing file with data, keeping its mode,
+// so a failure never leaves a half-written file.
 func writeFileAtomic(file string, data []byte) error {
 	info, err := os.Stat(file)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".strata-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), info.Mode().Perm())); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
+	return atomicfile.Write(file, data, info.Mode().Perm())
 }

@@ -11,6 +11,8 @@ import (
 	"math/big"
 	"path/filepath"
 	"time"
+
+	"github.com/stratadev/strata/internal/atomicfile"
 )
 
 const (
@@ -95,10 +97,10 @@ func createCA(certFile, keyFile string, now time.Time) (*authority, error) {
 		return nil, err
 	}
 	certPEM := encodeCert(der)
-	if err := writeFileAtomic(keyFile, keyPEM, 0o600); err != nil {
+	if err := atomicfile.Write(keyFile, keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(certFile, certPEM, 0o644); err != nil {
+	if err := atomicfile.Write(certFile, certPEM, 0o644); err != nil {
 		return nil, err
 	}
 	return &authority{cert: cert, key: key, pem: certPEM}, nil

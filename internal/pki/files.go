@@ -7,29 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 )
-
-// writeFileAtomic writes data to file with mode perm through a temporary
-// file in the same directory, synced before it is renamed over file.
-func writeFileAtomic(file string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
-}
 
 // exists reports whether file exists; errors other than "not found" are
 // returned so a permission problem is not mistaken for a first start.

@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/stratadev/strata/internal/atomicfile"
 )
 
 // Names inside the kubeconfig WriteKubeconfig writes.
@@ -40,26 +42,15 @@ func WriteKubeconfig(path, serverURL string, caPEM []byte, token string) error {
 		return fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	data, err := clientcmd.Write(*cfg)
 	if err != nil {
+		return fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
 	}
-	name := tmp.Name()
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
-	}
-	if err := errors.Join(clientcmd.WriteToFile(*cfg, name), os.Chmod(name, 0o600), syncFile(name)); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
 	}
 	return nil
 }
@@ -83,12 +74,4 @@ func checkKubeconfigInputs(serverURL string, caPEM []byte, token string) error {
 		return errors.New("token is empty")
 	}
 	return nil
-}
-
-func syncFile(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	return errors.Join(f.Sync(), f.Close())
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/stratadev/strata/internal/atomicfile"
 )
 
 const (
@@ -157,8 +159,8 @@ func issueServing(s Serving, ca *authority, ips []net.IP, names []string, now ti
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.KeyFile, keyPEM, 0o600); err != nil {
+	if err := atomicfile.Write(s.KeyFile, keyPEM, 0o600); err != nil {
 		return err
 	}
-	return writeFileAtomic(s.CertFile, encodeCert(der), 0o644)
+	return atomicfile.Write(s.CertFile, encodeCert(der), 0o644)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stratadev/strata/internal/atomicfile"
 )
 
 const tokenName = "admin.token"
@@ -36,7 +38,7 @@ func EnsureToken(dir string) (string, error) {
 		return "", fmt.Errorf("generating admin token: %w", err)
 	}
 	token := hex.EncodeToString(raw)
-	if err := writeFileAtomic(file, []byte(token+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(file, []byte(token+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return token, nil
