@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,7 +181,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 // "" for none) now, built-in or custom.
 func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource string) bool {
 	r, ok := s.current().lookup(gvr)
-	return ok && (subresource == "" || subresource == "status" && r.kind.HasStatus() || subresource == "scale" && r.kind.Scale() != nil)
+	return ok && (subresource == "" || slices.Contains(r.kind.Subresources(), subresource))
 }
 
 // EndWatches ends every watch being served, cleanly (the stream ends; the
@@ -248,13 +249,15 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
-		r := openapi.Resource{GVK: k.GVK, Plural: k.Resource, Namespaced: k.Namespaced, Verbs: k.Verbs()}
-		if k.HasStatus() {
-			r.Subresources = []string{"status"}
-		}
-		out = append(out, r)
+		out = append(out, openAPIResource(k))
 	}
 	return out
+}
+
+// openAPIResource describes one served kind for the OpenAPI documents.
+func openAPIResource(k *registry.Kind) openapi.Resource {
+	return openapi.Resource{GVK: k.GVK, Plural: k.Resource, Namespaced: k.Namespaced, Verbs: k.Verbs(),
+		Subresources: k.Subresources()}
 }
 
 // WaitReady blocks until every store's watch cache holds its initial list

@@ -58,20 +58,11 @@ func customOpenAPI(next *served, gv schema.GroupVersion) ([]openapi.Resource, ma
 		if !ok {
 			return nil, nil, fmt.Errorf("CRD %s version %s: the builder made no definition %s", crd.Name, gv.Version, name)
 		}
-		for at, exts := range k.SchemaExtensions() {
-			for key, value := range exts {
-				def = withExtension(def, splitPath(at), key, value)
-			}
+		for _, e := range k.SchemaExtensions() {
+			def = withExtension(def, e.Path, e.Key, e.Value)
 		}
 		defs[k.GVK.Kind] = def
-		res := openapi.Resource{GVK: k.GVK, Plural: k.Resource, Namespaced: k.Namespaced, Verbs: k.Verbs()}
-		if k.HasStatus() {
-			res.Subresources = append(res.Subresources, "status")
-		}
-		if k.Scale() != nil {
-			res.Subresources = append(res.Subresources, "scale")
-		}
-		resources = append(resources, res)
+		resources = append(resources, openAPIResource(k))
 	}
 	return resources, defs, nil
 }
@@ -102,13 +93,6 @@ func withExtension(s spec.Schema, path []string, key string, value any) spec.Sch
 		}
 	}
 	return s
-}
-
-func splitPath(at string) []string {
-	if at == "" {
-		return nil
-	}
-	return strings.Split(at, "/")
 }
 
 // definitionName is how kube-apiserver names a custom kind's definition:

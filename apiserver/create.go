@@ -11,27 +11,17 @@ import (
 // serveCreate answers POST to a collection: decode strictly, default,
 // prepare and validate as kube-apiserver does, check the namespace, store.
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := parseWriteParams(r.URL.Query(), "create", "")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	if c.res.terminating {
 		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"create not allowed while custom resource definition is terminating"))
 		return
 	}
-	body, err := s.readObject(r, c.res.kind)
+	params, obj, decodeWarnings, err := s.readDecoded(r, c, "create")
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	kind := c.res.kind
-	obj, decodeWarnings, err := kind.Decode(body, params.fieldValidation)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
 	u, err := kind.PrepareCreate(ctx, obj)

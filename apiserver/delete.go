@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,7 +65,7 @@ func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts
 	if err != nil {
 		return nil, false, err
 	}
-	if res == s.namespaces || isCRDs(res) || len(cur.GetFinalizers()) > 0 {
+	if res == s.namespaces || res.kind.DeleteFinalizer() != "" || len(cur.GetFinalizers()) > 0 {
 		return s.markDeleted(r, res, ns, name, pre, dryRun)
 	}
 	if dryRun {
@@ -94,10 +93,8 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 				return nil, apierrors.NewInternalError(err)
 			}
 		}
-		if isCRDs(res) && !slices.Contains(cur.GetFinalizers(), apiextensionsv1.CustomResourceCleanupFinalizer) {
-			// As kube-apiserver's CRD storage: the CRD stays until its
-			// custom resources are gone (crds.go).
-			cur.SetFinalizers(append(cur.GetFinalizers(), apiextensionsv1.CustomResourceCleanupFinalizer))
+		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
+			cur.SetFinalizers(append(cur.GetFinalizers(), f))
 		}
 		return cur, nil
 	}
@@ -120,11 +117,6 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 		s.finalizeNamespaceLater(name)
 	}
 	return out, false, nil
-}
-
-// isCRDs says whether res is the CustomResourceDefinitions resource.
-func isCRDs(res *resource) bool {
-	return res.kind.GroupVersionResource() == registry.CRDResource
 }
 
 // checkPreconditions is the store's precondition check for a dry run,

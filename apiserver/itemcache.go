@@ -38,21 +38,41 @@ func newItemCache(maxBytes int, typeMeta bool) *itemCache {
 	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[string]cachedItem{}}
 }
 
-// encode returns the JSON of a list item.
+// encode returns the JSON of a list item. The bytes may be shared: never
+// append to them.
 func (c *itemCache) encode(obj *unstructured.Unstructured) ([]byte, error) {
-	key, rv := obj.GetNamespace()+"/"+obj.GetName(), obj.GetResourceVersion()
-	if rv != "" {
-		if data, ok := c.get(key, rv); ok {
-			return data, nil
+	return c.cached(obj.GetNamespace()+"/"+obj.GetName(), obj.GetResourceVersion(), func() ([]byte, error) {
+		content := obj.Object
+		if !c.typeMeta {
+			content = withoutTypeMeta(content)
 		}
+		return jsonenc.Marshal(content)
+	})
+}
+
+// encodeEvent returns the JSON of a watch event of obj, kept by event
+// type, object and revision, so that the watchers of a resource share one
+// encoding of each event instead of encoding it once each. The bytes are
+// shared: never append to them.
+func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
+	key := string(typ) + " " + obj.GetNamespace() + "/" + obj.GetName()
+	return c.cached(key, obj.GetResourceVersion(), func() ([]byte, error) {
+		return encodeJSON(watchEvent{Type: typ, Object: obj.Object})
+	})
+}
+
+// cached returns the bytes kept for key at rv, or encodes and keeps them;
+// an object without a resourceVersion is encoded every time.
+func (c *itemCache) cached(key, rv string, encode func() ([]byte, error)) ([]byte, error) {
+	if rv == "" {
+		return encode()
 	}
-	content := obj.Object
-	if !c.typeMeta {
-		content = withoutTypeMeta(content)
+	if data, ok := c.get(key, rv); ok {
+		return data, nil
 	}
-	data, err := jsonenc.Marshal(content)
-	if err != nil || rv == "" {
-		return data, err
+	data, err := encode()
+	if err != nil {
+		return nil, err
 	}
 	c.put(key, cachedItem{rv: rv, data: data})
 	return data, nil
@@ -86,22 +106,4 @@ func (c *itemCache) putLocked(key string, it cachedItem) {
 	}
 	c.current[key] = it
 	c.bytes += len(it.data)
-}
-
-// encodeEvent returns the JSON of a watch event of obj, kept by event
-// type, object and revision, so that the watchers of a resource share one
-// encoding of each event instead of encoding it once each.
-func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
-	key, rv := string(typ)+" "+obj.GetNamespace()+"/"+obj.GetName(), obj.GetResourceVersion()
-	if rv != "" {
-		if data, ok := c.get(key, rv); ok {
-			return data, nil
-		}
-	}
-	data, err := encodeJSON(watchEvent{Type: typ, Object: obj.Object})
-	if err != nil || rv == "" {
-		return data, err
-	}
-	c.put(key, cachedItem{rv: rv, data: data})
-	return data, nil
 }

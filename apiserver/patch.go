@@ -28,31 +28,17 @@ import (
 // so a write conflict applies it again to the newer state; a patch that
 // fails changes nothing.
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
-	patchType, err := patchTypeOf(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	params, err := parseWriteParams(r.URL.Query(), "patch", patchType)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	patch, err := s.readBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if err := checkDepth(patch); err != nil {
-		writeError(w, err)
-		return
-	}
-	apply, err := s.patcher(c, patchType, patch)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	kind := c.res.kind
+	patchSchema, _, err := kind.PatchSchema()
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(fmt.Errorf("the schema of %s: %w", kind.GroupResource(), err)))
+		return
+	}
+	params, apply, err := s.readPatch(r, c, patchSchema)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	warnings := &registry.Warnings{}
 	var decodeWarnings []string
 	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
@@ -106,9 +92,32 @@ func patchTypeOf(r *http.Request) (types.PatchType, error) {
 // patchFunc applies a parsed patch to a current object's JSON.
 type patchFunc func(current []byte) ([]byte, error)
 
+// readPatch reads a PATCH request: its type, its options, and its body
+// (size and nesting limits), parsed once into its application. A strategic
+// merge patch follows schema.
+func (s *Server) readPatch(r *http.Request, c *call, patchSchema strataschema.Type) (writeParams, patchFunc, error) {
+	patchType, err := patchTypeOf(r)
+	if err != nil {
+		return writeParams{}, nil, err
+	}
+	params, err := parseWriteParams(r.URL.Query(), "patch", patchType)
+	if err != nil {
+		return writeParams{}, nil, err
+	}
+	patch, err := s.readBody(r)
+	if err != nil {
+		return writeParams{}, nil, err
+	}
+	if err := checkDepth(patch); err != nil {
+		return writeParams{}, nil, err
+	}
+	apply, err := s.patcher(c, patchType, patch, patchSchema)
+	return params, apply, err
+}
+
 // patcher parses the patch once (a body that is not a patch of its type
 // is 400) and returns its application.
-func (s *Server) patcher(c *call, pt types.PatchType, patch []byte) (patchFunc, error) {
+func (s *Server) patcher(c *call, pt types.PatchType, patch []byte, patchSchema strataschema.Type) (patchFunc, error) {
 	kind := c.res.kind
 	switch pt {
 	case types.JSONPatchType:
@@ -144,11 +153,7 @@ func (s *Server) patcher(c *call, pt types.PatchType, patch []byte) (patchFunc, 
 	if err := requireObject(patch); err != nil {
 		return nil, err
 	}
-	t, _, err := kind.PatchSchema()
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("the schema of %s: %w", kind.GroupResource(), err))
-	}
-	return s.strategicPatcher(c, t, patch), nil
+	return s.strategicPatcher(c, patchSchema, patch), nil
 }
 
 func (s *Server) strategicPatcher(c *call, t strataschema.Type, patch []byte) patchFunc {

@@ -145,3 +145,18 @@ func parseWriteParams(q url.Values, verb string, patchType types.PatchType) (wri
 	}
 	return writeParams{dryRun: len(dryRun) > 0, fieldValidation: registry.FieldValidation(fv)}, nil
 }
+
+// readDecoded reads a create or update request: its options and its body,
+// decoded strictly as the kind and defaulted, with the decoder's warnings.
+func (s *Server) readDecoded(r *http.Request, c *call, verb string) (writeParams, runtime.Object, []string, error) {
+	params, err := parseWriteParams(r.URL.Query(), verb, "")
+	if err != nil {
+		return writeParams{}, nil, nil, err
+	}
+	body, err := s.readObject(r, c.res.kind)
+	if err != nil {
+		return writeParams{}, nil, nil, err
+	}
+	obj, warnings, err := c.res.kind.Decode(body, params.fieldValidation)
+	return params, obj, warnings, err
+}

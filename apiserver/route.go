@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"net/http"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,22 +69,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			"the server does not allow this method on the requested resource"))
 		return
 	}
-	switch info.Subresource {
-	case "":
-	case "status":
-		if !res.kind.HasStatus() || !oneOf(info.Verb, "get", "update", "patch") {
-			writeError(w, notFoundPath())
-			return
-		}
-	case "scale":
-		if res.kind.Scale() == nil || !oneOf(info.Verb, "get", "update", "patch") {
-			writeError(w, notFoundPath())
-			return
-		}
-		s.serveScale(w, r, c)
-		return
-	default:
+	if info.Subresource != "" &&
+		(!slices.Contains(res.kind.Subresources(), info.Subresource) || !oneOf(info.Verb, "get", "update", "patch")) {
 		writeError(w, notFoundPath())
+		return
+	}
+	if info.Subresource == "scale" {
+		s.serveScale(w, r, c)
 		return
 	}
 	s.dispatch(w, r, c)

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
@@ -46,37 +45,25 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
 			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the body of the request is not a Scale: %v", err)))
 			return
 		}
-		s.writeScale(w, r, c, "", func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return &want, nil })
+		params, err := parseWriteParams(r.URL.Query(), "update", "")
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.writeScale(w, r, c, params, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return &want, nil })
 	case "patch":
 		s.patchScale(w, r, c)
 	}
 }
 
 func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
-	pt, err := patchTypeOf(r)
+	// A Scale has no lists: a strategic merge patch needs no schema.
+	params, apply, err := s.readPatch(r, c, nil)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	patch, err := s.readBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	var apply patchFunc
-	if pt == types.StrategicMergePatchType {
-		// A Scale has no lists: its own schema is not needed.
-		if err = requireObject(patch); err == nil {
-			apply = s.strategicPatcher(c, nil, patch)
-		}
-	} else {
-		apply, err = s.patcher(c, pt, patch)
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.writeScale(w, r, c, pt, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+	s.writeScale(w, r, c, params, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
 		data, err := json.Marshal(cur)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -95,13 +82,8 @@ func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
 
 // writeScale sets the replicas a Scale asks for on the object, inside the
 // guaranteed update, and answers the resulting Scale.
-func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, pt types.PatchType,
+func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, params writeParams,
 	want func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) {
-	params, err := parseWriteParams(r.URL.Query(), c.info.Verb, pt)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	kind, spec := c.res.kind, c.res.kind.Scale()
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)

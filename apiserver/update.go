@@ -20,22 +20,12 @@ var errModified = errors.New("the object has been modified; please apply your ch
 // serveUpdate answers PUT of an object or its status: compare-and-swap when
 // the body carries a resourceVersion (stale is 409), unconditional without.
 func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := parseWriteParams(r.URL.Query(), "update", "")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	body, err := s.readObject(r, c.res.kind)
+	params, obj, decodeWarnings, err := s.readDecoded(r, c, "update")
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	kind := c.res.kind
-	obj, decodeWarnings, err := kind.Decode(body, params.fieldValidation)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	if err := checkNameMatches(obj, c); err != nil {
 		writeError(w, err)
 		return

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -57,7 +56,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 	if flusher != nil {
 		flusher.Flush()
 	}
-	cw := &countingWriter{w: w}
 	gvr := c.res.kind.GroupVersionResource()
 	for {
 		select {
@@ -69,16 +67,20 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 			if !ok {
 				return
 			}
-			before := cw.n
 			data, err := s.encodeEvent(r, c, form, tableOpts, ev)
 			if err != nil {
 				data, _ = encodeJSON(errorEvent(err))
 			}
-			if _, err := cw.Write(append(data, '\n')); err != nil {
+			// data may be shared with other watchers (the event cache):
+			// the newline goes separately, never appended to it.
+			if _, err := w.Write(data); err != nil {
+				return
+			}
+			if _, err := w.Write(newline); err != nil {
 				return
 			}
 			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.WatchEventSent(gvr, cw.n-before)
+				s.cfg.Metrics.WatchEventSent(gvr, len(data)+len(newline))
 			}
 			if flusher != nil {
 				flusher.Flush()
@@ -127,14 +129,4 @@ func errorEvent(err error) watchEvent {
 	return watchEvent{Type: watch.Error, Object: statusOf(err)}
 }
 
-// countingWriter counts the bytes written, for the size of watch events.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
-}
+var newline = []byte{'\n'}

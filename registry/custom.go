@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -233,25 +232,29 @@ func (k *Kind) PatchSchema() (t strataschema.Type, ok bool, err error) {
 	return c.patchSchema, c.patchSchema != nil, c.patchErr
 }
 
-// SchemaExtensions returns the patch extensions the CRD's schema has at
-// paths inside the given version's openAPIV3Schema, keyed by the path of
-// property names, "items" and "additionalProperties" below it.
-func (k *Kind) SchemaExtensions() map[string]map[string]any {
+// SchemaExtension is a kept patch extension of a custom kind's schema:
+// Key and Value at Path below the version's openAPIV3Schema (property names
+// after "properties", and "items", "additionalProperties").
+type SchemaExtension struct {
+	Path  []string
+	Key   string
+	Value any
+}
+
+// SchemaExtensions returns the kept patch extensions of the kind's schema.
+func (k *Kind) SchemaExtensions() []SchemaExtension {
 	if k.custom == nil || k.custom.raw == nil {
 		return nil
 	}
-	out := map[string]map[string]any{}
+	var out []SchemaExtension
 	for _, e := range findSchemaExtensions(k.custom.raw) {
 		// spec versions {i} schema openAPIV3Schema ... key
 		i, _ := strconv.Atoi(e.path[2])
 		if i >= len(k.custom.crd.Spec.Versions) || k.custom.crd.Spec.Versions[i].Name != k.GVK.Version {
 			continue
 		}
-		at := strings.Join(e.path[5:len(e.path)-1], "/")
-		if out[at] == nil {
-			out[at] = map[string]any{}
-		}
-		out[at][e.path[len(e.path)-1]] = e.value
+		n := len(e.path)
+		out = append(out, SchemaExtension{Path: e.path[5 : n-1], Key: e.path[n-1], Value: e.value})
 	}
 	return out
 }
@@ -278,17 +281,23 @@ func (k *Kind) StorageVersion() string {
 // fields the schema does not know pruned and reported as kube-apiserver
 // reports them (unknown field "spec.x"), and the schema's defaults applied.
 func (k *Kind) decodeCustom(body []byte, fv FieldValidation) (runtime.Object, []string, error) {
-	actual, err := k.checkTypeMeta(body)
-	if err != nil {
-		return nil, nil, err
-	}
 	var content map[string]any
 	strictErrs, err := kjson.UnmarshalStrict(body, &content)
-	if err != nil {
-		return nil, nil, k.decodeError(actual, err, body)
+	if err == nil && content == nil {
+		err = fmt.Errorf("the body is not a JSON object")
 	}
-	if content == nil {
-		return nil, nil, k.decodeError(actual, fmt.Errorf("the body is not a JSON object"), body)
+	actual := &k.GVK
+	if err != nil || !k.ownTypeMeta(content) {
+		// Only now read the body's apiVersion and kind on their own: a body
+		// of another kind is refused as such, and errors name what the
+		// body says it is, as kube-apiserver words them.
+		var terr error
+		if actual, terr = k.checkTypeMeta(body); terr != nil {
+			return nil, nil, terr
+		}
+		if err != nil {
+			return nil, nil, k.decodeError(actual, err, body)
+		}
 	}
 	u := &unstructured.Unstructured{Object: content}
 	u.SetGroupVersionKind(k.GVK)
@@ -317,6 +326,17 @@ func (k *Kind) decodeCustom(body []byte, fv FieldValidation) (runtime.Object, []
 		structuraldefaulting.Default(u.Object, k.custom.structural)
 	}
 	return u, problems, nil
+}
+
+// ownTypeMeta says whether a decoded body's apiVersion and kind, where
+// present, are the kind's own.
+func (k *Kind) ownTypeMeta(content map[string]any) bool {
+	for field, want := range map[string]string{"apiVersion": k.GVK.GroupVersion().String(), "kind": k.GVK.Kind} {
+		if v := content[field]; v != nil && v != "" && v != want {
+			return false
+		}
+	}
+	return true
 }
 
 // coerce is apiextensions-apiserver's schema coercion of a decoded object:

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -55,6 +56,8 @@ type Kind struct {
 	// defaultTable: kube-apiserver prints the kind with the default
 	// columns (Name, Created At), not a printer of its own.
 	defaultTable bool
+	// deleteFinalizer is added by a delete (see DeleteFinalizer).
+	deleteFinalizer string
 }
 
 // GroupResource names the kind's resource.
@@ -74,6 +77,25 @@ func (k *Kind) ListGVK() schema.GroupVersionKind {
 
 // HasStatus says whether the kind has a status subresource.
 func (k *Kind) HasStatus() bool { return k.status != nil }
+
+// DeleteFinalizer is the finalizer kube-apiserver's storage of the kind
+// adds when an object is deleted, so that the object stays until a
+// controller has cleaned up after it ("" for none): CRDs stay until their
+// custom resources are gone.
+func (k *Kind) DeleteFinalizer() string { return k.deleteFinalizer }
+
+// Subresources lists the kind's subresources ("status", "scale"), each of
+// which answers get, update and patch.
+func (k *Kind) Subresources() []string {
+	var out []string
+	if k.HasStatus() {
+		out = append(out, "status")
+	}
+	if k.Scale() != nil {
+		out = append(out, "scale")
+	}
+	return out
+}
 
 // Verbs lists the verbs the resource answers, as discovery shows them.
 func (k *Kind) Verbs() []string {
@@ -126,7 +148,8 @@ var builtin = []Kind{
 	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
 	{GVK: ext.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, defaultTable: true,
-		strategy: customresourcedefinition.NewStrategy(Scheme), status: customresourcedefinition.NewStatusStrategy(Scheme)},
+		deleteFinalizer: apiextensionsv1.CustomResourceCleanupFinalizer,
+		strategy:        customresourcedefinition.NewStrategy(Scheme), status: customresourcedefinition.NewStatusStrategy(Scheme)},
 }
 
 // CRDResource is the resource of CustomResourceDefinitions.

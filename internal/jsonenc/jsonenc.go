@@ -42,18 +42,6 @@ func Append(dst []byte, v any) ([]byte, error) {
 		return appendMap(dst, x)
 	case []any:
 		return appendSlice(dst, x)
-	case []map[string]any:
-		dst = append(dst, '[')
-		for i, m := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendMap(dst, m); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
