@@ -153,10 +153,26 @@ func (s *Server) readDecoded(r *http.Request, c *call, verb string) (writeParams
 	if err != nil {
 		return writeParams{}, nil, nil, err
 	}
+	if isProtobuf(r) {
+		// Typed clients send protobuf: decode it straight into the typed
+		// object rather than through JSON.
+		body, err := s.readBody(r)
+		if err != nil {
+			return writeParams{}, nil, nil, err
+		}
+		obj, warnings, err := c.res.kind.DecodeProtobuf(body, params.fieldValidation)
+		return params, obj, warnings, err
+	}
 	body, err := s.readObject(r, c.res.kind)
 	if err != nil {
 		return writeParams{}, nil, nil, err
 	}
 	obj, warnings, err := c.res.kind.Decode(body, params.fieldValidation)
 	return params, obj, warnings, err
+}
+
+// isProtobuf says whether the request's body is Kubernetes protobuf.
+func isProtobuf(r *http.Request) bool {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mediaType == runtime.ContentTypeProtobuf
 }

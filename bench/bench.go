@@ -62,6 +62,10 @@ type Config struct {
 	Progress io.Writer
 	// Command is recorded in the report (the command line that ran it).
 	Command string
+	// AroundCell, when set, runs every measured cell of a non-watch pair:
+	// it must call cell once. It is how a caller profiles one side only
+	// (side is "strata" or "etcd").
+	AroundCell func(side string, cell func())
 }
 
 // Defaults are the settings of an unset Config field: the full run takes
@@ -219,7 +223,7 @@ func (r *runner) selected(name string) bool {
 
 // runPair runs one strata operation and its etcd counterpart.
 func (r *runner) runPair(ctx context.Context, p pair) error {
-	for _, o := range []op{p.strata, p.etcd} {
+	for _, o := range p.ops() {
 		if o.prepare != nil {
 			if err := o.prepare(ctx); err != nil {
 				return fmt.Errorf("bench: preparing %s %s: %w", o.side, o.name, err)
@@ -232,19 +236,31 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 	rounds := r.cfg.Rounds
 	d, maxOps := r.cfg.Duration/time.Duration(rounds), (r.cfg.MaxOps+rounds-1)/rounds
 	for _, c := range r.cfg.Concurrency {
-		var res [2]cellResult
+		res := make([]cellResult, len(p.ops()))
 		for round := range rounds {
-			for i, o := range []op{p.strata, p.etcd} {
+			for i, o := range p.ops() {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				res[i].add(runCell(ctx, c, d, round*maxOps, maxOps, o.run))
+				r.aroundCell(o.side, func() {
+					res[i].add(runCell(ctx, c, d, round*maxOps, maxOps, o.run))
+				})
 			}
 		}
-		r.record(res[0].row(p.strata.side, p.strata.name, c))
-		r.record(res[1].row(p.etcd.side, p.etcd.name, c))
+		for i, o := range p.ops() {
+			r.record(res[i].row(o.side, o.name, c))
+		}
 	}
 	return nil
+}
+
+// aroundCell runs cell through Config.AroundCell when one is set.
+func (r *runner) aroundCell(side string, cell func()) {
+	if r.cfg.AroundCell == nil {
+		cell()
+		return
+	}
+	r.cfg.AroundCell(side, cell)
 }
 
 // warmup runs an operation Config.Warmup times, one at a time, unmeasured.

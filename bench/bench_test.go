@@ -34,7 +34,9 @@ func TestRunTiny(t *testing.T) {
 	var want []string
 	for _, p := range (&runner{}).pairs() {
 		for _, c := range cfg.Concurrency {
-			want = append(want, key(p.strata.side, p.strata.name, c), key(p.etcd.side, p.etcd.name, c))
+			for _, o := range p.ops() {
+				want = append(want, key(o.side, o.name, c))
+			}
 		}
 	}
 	want = append(want, key(sideStrata, opWatch, cfg.Watchers), key(sideEtcd, opWatch, cfg.Watchers))
@@ -61,7 +63,7 @@ func TestRunTiny(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)"} {
+	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

@@ -21,8 +21,21 @@ type op struct {
 	run     func(context.Context, call) error
 }
 
-// pair is a strata operation and the raw etcd operation it is compared to.
-type pair struct{ strata, etcd op }
+// pair is a strata operation and the raw etcd operation it is compared
+// to, with, for create, the floor: the same client and etcd operation
+// through a server that does nothing else (floor.go).
+type pair struct {
+	strata, etcd op
+	floor        *op
+}
+
+// ops are the pair's operations in the order each round runs them.
+func (p pair) ops() []op {
+	if p.floor == nil {
+		return []op{p.strata, p.etcd}
+	}
+	return []op{p.strata, p.etcd, *p.floor}
+}
 
 // cellResult is what one cell measured.
 type cellResult struct {

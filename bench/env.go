@@ -42,6 +42,10 @@ type env struct {
 	// watch cells' writes: as with a writer in another process, its
 	// requests do not share a connection with the watches.
 	writer kubernetes.Interface
+
+	// floor is the bare HTTP/2 server of the create-floor cells
+	// (floor.go), started by the runner once it knows the stored bytes.
+	floor *floor
 }
 
 // startEnv starts etcd in a temporary directory (fsync on) and strata
@@ -123,6 +127,7 @@ func (e *env) startServer(ctx context.Context) error {
 // close stops the server, then etcd, and removes the temporary directory.
 func (e *env) close() error {
 	var errs []error
+	e.floor.close()
 	if e.stopServer != nil {
 		e.stopServer()
 		if err := waitFor(e.running.Wait, "strata server"); err != nil {

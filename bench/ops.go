@@ -52,12 +52,13 @@ const listTimeout = 10 * time.Second
 // Config.Objects ConfigMaps while it is listed.
 func (r *runner) pairs() []pair {
 	return []pair{
-		{op{side: sideStrata, name: opGet, run: r.strataGet}, op{side: sideEtcd, name: opGet, run: r.rawGet}},
-		{op{side: sideStrata, name: opList, run: r.strataList("")}, op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
-		{op{side: sideStrata, name: opListRV0, run: r.strataList("0")}, op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
-		{op{side: sideStrata, name: opCreate, run: r.strataCreate}, op{side: sideEtcd, name: opPut, run: r.rawPut}},
-		{op{side: sideStrata, name: opPatch, prepare: r.preparePatch, run: r.strataPatch},
-			op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS}},
+		{strata: op{side: sideStrata, name: opGet, run: r.strataGet}, etcd: op{side: sideEtcd, name: opGet, run: r.rawGet}},
+		{strata: op{side: sideStrata, name: opList, run: r.strataList("")}, etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
+		{strata: op{side: sideStrata, name: opListRV0, run: r.strataList("0")}, etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
+		{strata: op{side: sideStrata, name: opCreate, run: r.strataCreate}, etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
+			floor: &op{side: sideFloor, name: opCreateFloor, prepare: r.prepareFloor, run: r.floorCreate}},
+		{strata: op{side: sideStrata, name: opPatch, prepare: r.preparePatch, run: r.strataPatch},
+			etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS}},
 	}
 }
 

@@ -66,6 +66,8 @@ type Ratio struct {
 
 // ratioSpec says which cells a ratio compares and the target.
 type ratioSpec struct {
+	// side is the numerator's side: strata unless set.
+	side         string
 	strata, etcd string
 	// atLeast is the target throughput ratio (0: none) at the
 	// concurrencies listed in at (nil: all).
@@ -75,6 +77,7 @@ type ratioSpec struct {
 
 var ratioSpecs = []ratioSpec{
 	{strata: opCreate, etcd: opPut, atLeast: 0.70, at: []int{16}},
+	{side: sideFloor, strata: opCreateFloor, etcd: opPut},
 	{strata: opGet, etcd: opGet},
 	{strata: opList, etcd: opRange, atLeast: 1},
 	{strata: opListRV0, etcd: opRangeSer, atLeast: 1},
@@ -96,7 +99,11 @@ func (r *Report) finish(elapsed time.Duration) {
 	r.Seconds = elapsed.Seconds()
 	for _, s := range ratioSpecs {
 		for _, c := range r.Concurrency {
-			st, ok1 := r.Row(sideStrata, s.strata, c)
+			side := s.side
+			if side == "" {
+				side = sideStrata
+			}
+			st, ok1 := r.Row(side, s.strata, c)
 			et, ok2 := r.Row(sideEtcd, s.etcd, c)
 			if !ok1 || !ok2 || et.PerSec == 0 {
 				continue

@@ -138,16 +138,50 @@ func summarize(data []byte, max int) string {
 var protobufCodec = protobuf.NewSerializer(Scheme, Scheme)
 
 // ProtobufToJSON decodes a Kubernetes protobuf body of the kind and
-// returns it as JSON, so every body then takes the JSON path.
+// returns it as JSON, so that the body can take the JSON path.
 func (k *Kind) ProtobufToJSON(body []byte) ([]byte, error) {
+	obj, _, err := k.decodeProtobuf(body)
+	if err != nil {
+		return nil, err
+	}
+	return protobufAsJSON(obj)
+}
+
+// DecodeProtobuf is Decode for a Kubernetes protobuf body: the kind's
+// external object with kube-apiserver's defaults. Protobuf has no unknown
+// or duplicate fields to report, so fieldValidation does not apply, as in
+// kube-apiserver. A body of another kind, and a CRD (whose kept schema
+// extensions only JSON carries), take the JSON path, which words the error
+// or keeps the extensions.
+func (k *Kind) DecodeProtobuf(body []byte, fv FieldValidation) (runtime.Object, []string, error) {
+	obj, decoded, err := k.decodeProtobuf(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if decoded == nil || *decoded != k.GVK || k.GroupVersionResource() == CRDResource {
+		data, err := protobufAsJSON(obj)
+		if err != nil {
+			return nil, nil, err
+		}
+		return k.Decode(data, fv)
+	}
+	Scheme.Default(obj)
+	return obj, nil, nil
+}
+
+func (k *Kind) decodeProtobuf(body []byte) (runtime.Object, *schema.GroupVersionKind, error) {
 	if k.custom != nil {
-		return nil, k.errProtobufCustom()
+		return nil, nil, k.errProtobufCustom()
 	}
 	gvk := k.GVK
-	obj, _, err := protobufCodec.Decode(body, &gvk, nil)
+	obj, decoded, err := protobufCodec.Decode(body, &gvk, nil)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request is not a valid protobuf %s: %v", k.GVK.Kind, err))
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request is not a valid protobuf %s: %v", k.GVK.Kind, err))
 	}
+	return obj, decoded, nil
+}
+
+func protobufAsJSON(obj runtime.Object) ([]byte, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -9,6 +9,7 @@
 //	go run ./bench/cmd/strata-bench [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
 //	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
 //	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
+//	    [-cpuprofile-side strata|etcd]
 //
 // Exit status: 0 when every operation succeeded, 1 when the run failed or
 // some operations failed (the report is printed first), 2 on a usage error.
@@ -42,7 +43,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if f.cpuProfile != "" {
+	if f.cpuProfile != "" && f.profileSide != "" {
+		cfg.AroundCell = profileCells(f.cpuProfile, f.profileSide, stderr)
+	} else if f.cpuProfile != "" {
 		stopProfile, err := startProfile(f.cpuProfile)
 		if err != nil {
 			fmt.Fprintln(stderr, "strata-bench:", err)
@@ -81,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 type flags struct {
 	json, quiet bool
 	cpuProfile  string
+	// profileSide, when set, limits -cpuprofile to that side's cells.
+	profileSide string
 }
 
 func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
@@ -108,11 +113,17 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
+	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata or etcd, not the watch cells), one file per cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, f, err
 	}
 	if fs.NArg() > 0 {
 		err := fmt.Errorf("unexpected arguments: %v", fs.Args())
+		fmt.Fprintln(stderr, "strata-bench:", err)
+		return cfg, f, err
+	}
+	if f.profileSide != "" && (f.cpuProfile == "" || f.profileSide != "strata" && f.profileSide != "etcd") {
+		err := errors.New("-cpuprofile-side: needs -cpuprofile, and is strata or etcd")
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return cfg, f, err
 	}
@@ -138,6 +149,28 @@ func startProfile(file string) (func(), error) {
 		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+// profileCells returns a bench.Config.AroundCell that writes a CPU profile
+// of each of side's cells to file.1, file.2, ...; a profile that cannot be
+// written is reported on stderr and the cell runs unprofiled.
+func profileCells(file, side string, stderr io.Writer) func(string, func()) {
+	n := 0
+	return func(s string, cell func()) {
+		if s != side {
+			cell()
+			return
+		}
+		n++
+		stop, err := startProfile(fmt.Sprintf("%s.%d", file, n))
+		if err != nil {
+			fmt.Fprintln(stderr, "strata-bench:", err)
+			cell()
+			return
+		}
+		defer stop()
+		cell()
+	}
 }
 
 func parseInts(s string) ([]int, error) {

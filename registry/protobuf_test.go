@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func protobufOf(t *testing.T, obj runtime.Object) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := protobufCodec.Encode(obj, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// withoutSystemFields drops what differs between two creates of one body.
+func withoutSystemFields(u *unstructured.Unstructured) map[string]any {
+	c := u.DeepCopy()
+	c.SetUID("")
+	c.SetCreationTimestamp(metav1.Time{})
+	return c.Object
+}
+
+// TestDecodeProtobuf: a protobuf body, decoded straight into the typed
+// object, gives the object the same body as JSON gives, defaults included.
+func TestDecodeProtobuf(t *testing.T) {
+	k := kindOf(t, "deployments")
+	var d appsv1.Deployment
+	if err := json.Unmarshal([]byte(deploymentBody), &d); err != nil {
+		t.Fatal(err)
+	}
+	ctx := k.Context(context.Background(), "default", "create", "", nil)
+	obj, warnings, err := k.DecodeProtobuf(protobufOf(t, &d), FieldValidationStrict)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("DecodeProtobuf: %v, warnings %q", err, warnings)
+	}
+	fromProtobuf, err := k.PrepareCreate(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := create(t, k, deploymentBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := withoutSystemFields(fromProtobuf), withoutSystemFields(fromJSON); !reflect.DeepEqual(got, want) {
+		t.Errorf("from protobuf:\n%v\nfrom JSON:\n%v", got, want)
+	}
+}
+
+// TestDecodeProtobufRejects: another kind is refused in the words the
+// JSON path uses, and bytes that are not protobuf are a 400.
+func TestDecodeProtobufRejects(t *testing.T) {
+	k := kindOf(t, "deployments")
+	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "c"}}
+	_, _, err := k.DecodeProtobuf(protobufOf(t, cm), FieldValidationStrict)
+	want := `ConfigMap in version "v1" cannot be handled as a Deployment: no kind "ConfigMap" is registered for version "v1"`
+	if !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("ConfigMap as a Deployment: %v, want 400 %q", err, want)
+	}
+	_, _, err = k.DecodeProtobuf([]byte("k8s\x00garbage"), FieldValidationStrict)
+	if !apierrors.IsBadRequest(err) {
+		t.Errorf("garbage: %v, want 400", err)
+	}
+}
