@@ -3,12 +3,11 @@ package storage
 import (
 	"context"
 	"errors"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/btree"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,11 +33,16 @@ type watchCache struct {
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
 	modRevs   map[string]int64 // modification revision of each object in objs
-	keys      []string         // sorted keys of objs
+	keys      *btree.BTreeG[string] // keys of objs, in order (a B-tree: O(log n) inserts)
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
 	watchers  map[uint64]*cacheWatcher
 	nextID    uint64
+}
+
+// newKeyTree returns an empty ordered set of keys.
+func newKeyTree() *btree.BTreeG[string] {
+	return btree.NewG(32, func(a, b string) bool { return a < b })
 }
 
 func newWatchCache(s *Store) *watchCache {
@@ -47,6 +51,7 @@ func newWatchCache(s *Store) *watchCache {
 		progress: make(chan struct{}, 1),
 		objs:     map[string]*unstructured.Unstructured{},
 		modRevs:  map[string]int64{},
+		keys:     newKeyTree(),
 		hist:     newEventRing(s.cfg.CacheHistory),
 		changed:  make(chan struct{}),
 		watchers: map[uint64]*cacheWatcher{},
@@ -81,7 +86,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	}
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
 	modRevs := make(map[string]int64, len(resp.Kvs))
-	keys := make([]string, 0, len(resp.Kvs))
+	keys := newKeyTree()
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
 		if err != nil {
@@ -90,7 +95,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 		}
 		objs[string(kv.Key)] = obj
 		modRevs[string(kv.Key)] = kv.ModRevision
-		keys = append(keys, string(kv.Key))
+		keys.ReplaceOrInsert(string(kv.Key))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -190,16 +195,13 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 		}
 		delete(c.objs, key)
 		delete(c.modRevs, key)
-		if i, found := slices.BinarySearch(c.keys, key); found {
-			c.keys = slices.Delete(c.keys, i, i+1)
-		}
+		c.keys.Delete(key)
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
 	}
 	c.objs[key] = d.obj
 	c.modRevs[key] = rev
 	if prev == nil {
-		i, _ := slices.BinarySearch(c.keys, key)
-		c.keys = slices.Insert(c.keys, i, key)
+		c.keys.ReplaceOrInsert(key)
 		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev}
 	}
 	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev}
@@ -333,22 +335,32 @@ func (c *watchCache) list(prefix string, p listPlan) page {
 
 func (c *watchCache) listLocked(prefix string, p listPlan) page {
 	pg := page{rev: c.rev}
-	end := sort.SearchStrings(c.keys, clientv3.GetPrefixRangeEnd(prefix))
-	for i := sort.SearchStrings(c.keys, prefix); i < end; i++ {
-		obj := c.objs[c.keys[i]]
+	var (
+		last string // the key of a full page's last item
+		more int64  // keys after it (only the first is looked at under a selector)
+	)
+	c.keys.AscendGreaterOrEqual(prefix, func(key string) bool {
+		if !strings.HasPrefix(key, prefix) {
+			return false
+		}
+		if last != "" {
+			more++
+			return p.pred.empty()
+		}
+		obj := c.objs[key]
 		if !p.pred.matches(obj) {
-			continue
+			return true
 		}
 		pg.items = append(pg.items, unstructured.Unstructured{Object: obj.Object})
 		if p.limit > 0 && int64(len(pg.items)) == p.limit {
-			if i+1 < end {
-				pg.next = c.keys[i][len(prefix):] + "\x00"
-				if p.pred.empty() {
-					n := int64(end - i - 1)
-					pg.remaining = &n
-				}
-			}
-			break
+			last = key
+		}
+		return true
+	})
+	if more > 0 {
+		pg.next = last[len(prefix):] + "\x00"
+		if p.pred.empty() {
+			pg.remaining = &more
 		}
 	}
 	return pg

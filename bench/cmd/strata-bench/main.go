@@ -9,7 +9,7 @@
 //	go run ./bench/cmd/strata-bench [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
 //	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
 //	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
-//	    [-cpuprofile-side strata|etcd]
+//	    [-cpuprofile-side strata|etcd|floor]
 //
 // Exit status: 0 when every operation succeeded, 1 when the run failed or
 // some operations failed (the report is printed first), 2 on a usage error.
@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
-	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata or etcd, not the watch cells), one file per cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
+	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata, etcd or floor, not the watch cells), one file per cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, f, err
 	}
@@ -122,8 +122,8 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return cfg, f, err
 	}
-	if f.profileSide != "" && (f.cpuProfile == "" || f.profileSide != "strata" && f.profileSide != "etcd") {
-		err := errors.New("-cpuprofile-side: needs -cpuprofile, and is strata or etcd")
+	if f.profileSide != "" && (f.cpuProfile == "" || f.profileSide != "strata" && f.profileSide != "etcd" && f.profileSide != "floor") {
+		err := errors.New("-cpuprofile-side: needs -cpuprofile, and is strata, etcd or floor")
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return cfg, f, err
 	}
