@@ -32,7 +32,7 @@ type watchCache struct {
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
-	modRevs   map[string]int64 // modification revision of each object in objs
+	modRevs   map[string]int64      // modification revision of each object in objs
 	keys      *btree.BTreeG[string] // keys of objs, in order (a B-tree: O(log n) inserts)
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
