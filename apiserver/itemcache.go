@@ -24,9 +24,16 @@ type itemCache struct {
 	typeMeta bool
 
 	mu       sync.Mutex
-	current  map[string]cachedItem
-	previous map[string]cachedItem
+	current  map[itemKey]cachedItem
+	previous map[itemKey]cachedItem
 	bytes    int // in current
+}
+
+// itemKey names an object, and for watch events the event's type ("" for
+// a list item).
+type itemKey struct {
+	event           watch.EventType
+	namespace, name string
 }
 
 type cachedItem struct {
@@ -35,19 +42,56 @@ type cachedItem struct {
 }
 
 func newItemCache(maxBytes int, typeMeta bool) *itemCache {
-	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[string]cachedItem{}}
+	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[itemKey]cachedItem{}}
 }
 
-// encode returns the JSON of a list item. The bytes may be shared: never
-// append to them.
-func (c *itemCache) encode(obj *unstructured.Unstructured) ([]byte, error) {
-	return c.cached(obj.GetNamespace()+"/"+obj.GetName(), obj.GetResourceVersion(), func() ([]byte, error) {
-		content := obj.Object
+// identity reads an object's namespace, name and resourceVersion straight
+// from its metadata (a list asks for a thousand at a time).
+func identity(obj map[string]any) (ns, name, rv string) {
+	m, _ := obj["metadata"].(map[string]any)
+	ns, _ = m["namespace"].(string)
+	name, _ = m["name"].(string)
+	rv, _ = m["resourceVersion"].(string)
+	return ns, name, rv
+}
+
+// encodeItems returns the JSON of each list item. The bytes may be
+// shared: never append to them.
+func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, error) {
+	out := make([][]byte, len(items))
+	keys := make([]itemKey, len(items))
+	rvs := make([]string, len(items))
+	var missing []int
+	c.mu.Lock()
+	for i := range items {
+		ns, name, rv := identity(items[i].Object)
+		keys[i], rvs[i] = itemKey{namespace: ns, name: name}, rv
+		if data, ok := c.getLocked(keys[i], rv); ok {
+			out[i] = data
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	c.mu.Unlock()
+	for _, i := range missing {
+		content := items[i].Object
 		if !c.typeMeta {
 			content = withoutTypeMeta(content)
 		}
-		return jsonenc.Marshal(content)
-	})
+		data, err := jsonenc.Marshal(content)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = data
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, i := range missing {
+		if rvs[i] != "" {
+			c.putLocked(keys[i], cachedItem{rv: rvs[i], data: out[i]})
+		}
+	}
+	return out, nil
 }
 
 // encodeEvent returns the JSON of a watch event of obj, kept by event
@@ -55,32 +99,29 @@ func (c *itemCache) encode(obj *unstructured.Unstructured) ([]byte, error) {
 // encoding of each event instead of encoding it once each. The bytes are
 // shared: never append to them.
 func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
-	key := string(typ) + " " + obj.GetNamespace() + "/" + obj.GetName()
-	return c.cached(key, obj.GetResourceVersion(), func() ([]byte, error) {
-		return encodeJSON(watchEvent{Type: typ, Object: obj.Object})
-	})
-}
-
-// cached returns the bytes kept for key at rv, or encodes and keeps them;
-// an object without a resourceVersion is encoded every time.
-func (c *itemCache) cached(key, rv string, encode func() ([]byte, error)) ([]byte, error) {
+	ns, name, rv := identity(obj.Object)
+	key := itemKey{event: typ, namespace: ns, name: name}
+	encode := func() ([]byte, error) { return encodeJSON(watchEvent{Type: typ, Object: obj.Object}) }
 	if rv == "" {
 		return encode()
 	}
-	if data, ok := c.get(key, rv); ok {
+	c.mu.Lock()
+	data, ok := c.getLocked(key, rv)
+	c.mu.Unlock()
+	if ok {
 		return data, nil
 	}
 	data, err := encode()
 	if err != nil {
 		return nil, err
 	}
-	c.put(key, cachedItem{rv: rv, data: data})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(key, cachedItem{rv: rv, data: data})
 	return data, nil
 }
 
-func (c *itemCache) get(key, rv string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (c *itemCache) getLocked(key itemKey, rv string) ([]byte, bool) {
 	if it, ok := c.current[key]; ok && it.rv == rv {
 		return it.data, true
 	}
@@ -91,15 +132,9 @@ func (c *itemCache) get(key, rv string) ([]byte, bool) {
 	return nil, false
 }
 
-func (c *itemCache) put(key string, it cachedItem) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.putLocked(key, it)
-}
-
-func (c *itemCache) putLocked(key string, it cachedItem) {
+func (c *itemCache) putLocked(key itemKey, it cachedItem) {
 	if c.bytes+len(it.data) > c.maxBytes {
-		c.previous, c.current, c.bytes = c.current, make(map[string]cachedItem, len(c.current)), 0
+		c.previous, c.current, c.bytes = c.current, make(map[itemKey]cachedItem, len(c.current)), 0
 	}
 	if old, ok := c.current[key]; ok {
 		c.bytes -= len(old.data)

@@ -122,16 +122,13 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form
 		writeObject(w, r, http.StatusOK, out)
 	default:
 		gvk := c.res.kind.ListGVK()
-		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm,
-			Items: make([][]byte, len(list.Items))}
-		for i := range list.Items {
-			data, err := c.res.items.encode(&list.Items[i])
-			if err != nil {
-				writeError(w, apierrors.NewInternalError(err))
-				return
-			}
-			body.Items[i] = data
+		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm}
+		items, err := c.res.items.encodeItems(list.Items)
+		if err != nil {
+			writeError(w, apierrors.NewInternalError(err))
+			return
 		}
+		body.Items = items
 		writeObject(w, r, http.StatusOK, &body)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,29 +51,11 @@ func writeError(w http.ResponseWriter, err error) {
 func encodeJSON(v any) ([]byte, error) {
 	switch x := v.(type) {
 	case *listBody:
-		meta, err := json.Marshal(&x.Metadata)
-		if err != nil {
+		var out []byte
+		if err := x.writeTo(func(p []byte) error { out = append(out, p...); return nil }, nil); err != nil {
 			return nil, err
 		}
-		size := len(meta) + len(x.Kind) + len(x.APIVersion) + 64
-		for _, item := range x.Items {
-			size += len(item) + 1
-		}
-		out := make([]byte, 0, size)
-		out = append(out, `{"kind":`...)
-		out, _ = jsonenc.Append(out, x.Kind)
-		out = append(out, `,"apiVersion":`...)
-		out, _ = jsonenc.Append(out, x.APIVersion)
-		out = append(out, `,"metadata":`...)
-		out = append(out, meta...)
-		out = append(out, `,"items":[`...)
-		for i, item := range x.Items {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, item...)
-		}
-		return append(out, "]}"...), nil
+		return out, nil
 	case watchEvent:
 		out := append(make([]byte, 0, 512), `{"type":`...)
 		out, _ = jsonenc.Append(out, string(x.Type))
@@ -88,6 +71,10 @@ func encodeJSON(v any) ([]byte, error) {
 
 // writeJSON writes v as JSON with the given status code.
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	if body, ok := v.(*listBody); ok {
+		writeListBody(w, code, body)
+		return
+	}
 	data, err := encodeJSON(v)
 	if err != nil {
 		code, data = http.StatusInternalServerError, internalErrorBody(err)
@@ -136,4 +123,81 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 func statusError(code int32, reason metav1.StatusReason, message string) *apierrors.StatusError {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}}
+}
+
+// listChunkBytes is how much of a list body is written at a time.
+const listChunkBytes = 64 << 10
+
+// listChunks are the buffers list bodies are written through: a list is
+// written in chunks rather than assembled whole, so that a large list does
+// not allocate its size again on every request.
+var listChunks = sync.Pool{New: func() any { b := make([]byte, 0, listChunkBytes); return &b }}
+
+// writeListBody writes a list's JSON (and a newline) in chunks.
+func writeListBody(w http.ResponseWriter, code int, body *listBody) {
+	buf := listChunks.Get().(*[]byte)
+	defer listChunks.Put(buf)
+	write := func(p []byte) error { _, err := w.Write(p); return err }
+	started := false
+	start := func() {
+		if !started {
+			started = true
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+		}
+	}
+	err := body.writeTo(func(p []byte) error { start(); return write(p) }, (*buf)[:0])
+	if err != nil && !started {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write(append(internalErrorBody(err), '\n'))
+	}
+}
+
+// writeTo encodes the list as encoding/json would and hands it to write
+// in pieces of about cap(buf) bytes (one piece when buf is nil), followed
+// by a newline when buf is not nil. An item larger than buf goes as it is.
+func (b *listBody) writeTo(write func([]byte) error, buf []byte) error {
+	meta, err := json.Marshal(&b.Metadata)
+	if err != nil {
+		return err
+	}
+	whole := buf == nil
+	if whole {
+		size := len(meta) + len(b.Kind) + len(b.APIVersion) + 64
+		for _, item := range b.Items {
+			size += len(item) + 1
+		}
+		buf = make([]byte, 0, size)
+	}
+	buf = append(buf, `{"kind":`...)
+	buf, _ = jsonenc.Append(buf, b.Kind)
+	buf = append(buf, `,"apiVersion":`...)
+	buf, _ = jsonenc.Append(buf, b.APIVersion)
+	buf = append(buf, `,"metadata":`...)
+	buf = append(buf, meta...)
+	buf = append(buf, `,"items":[`...)
+	for i, item := range b.Items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if !whole && len(buf)+len(item) > cap(buf) {
+			if err := write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+			if len(item) > cap(buf) {
+				if err := write(item); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		buf = append(buf, item...)
+	}
+	buf = append(buf, "]}"...)
+	if !whole {
+		buf = append(buf, '\n')
+	}
+	return write(buf)
 }
