@@ -74,3 +74,36 @@ func TestDecodeProtobufRejects(t *testing.T) {
 		t.Errorf("garbage: %v, want 400", err)
 	}
 }
+
+// FuzzDecodeProtobuf feeds arbitrary protobuf bodies to a built-in kind's
+// decoding and create preparation: errors are fine, panics are not, and a
+// decoded object is always the kind's own type.
+func FuzzDecodeProtobuf(f *testing.F) {
+	var d appsv1.Deployment
+	if err := json.Unmarshal([]byte(deploymentBody), &d); err != nil {
+		f.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := protobufCodec.Encode(&d, &b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	b.Reset()
+	if err := protobufCodec.Encode(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, &b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte("k8s\x00"))
+	f.Add([]byte("k8s\x00\x0a\x02\x0a\x00\x12\x00"))
+	k := kindOf(f, "deployments")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		obj, _, err := k.DecodeProtobuf(body, FieldValidationStrict)
+		if err != nil {
+			return
+		}
+		if _, ok := obj.(*appsv1.Deployment); !ok {
+			t.Fatalf("decoded a %T, want a Deployment", obj)
+		}
+		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+	})
+}
