@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -55,13 +54,7 @@ func startFloor(raw *clientv3.Client, value string) (*floor, error) {
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, value)
 	})
-	srv := httptest.NewUnstartedServer(h)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("bench: floor server: %w", err)
-	}
-	srv.Listener.Close()
-	srv.Listener = l
+	srv := httptest.NewUnstartedServer(h) // on 127.0.0.1
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true},
