@@ -133,20 +133,22 @@ const listChunkBytes = 64 << 10
 // not allocate its size again on every request.
 var listChunks = sync.Pool{New: func() any { b := make([]byte, 0, listChunkBytes); return &b }}
 
-// writeListBody writes a list's JSON (and a newline) in chunks.
+// writeListBody writes a list's JSON (and a newline) in chunks. The
+// status line goes with the first chunk, so a list that cannot be encoded
+// is still answered with a 500 Status.
 func writeListBody(w http.ResponseWriter, code int, body *listBody) {
 	buf := listChunks.Get().(*[]byte)
 	defer listChunks.Put(buf)
-	write := func(p []byte) error { _, err := w.Write(p); return err }
 	started := false
-	start := func() {
+	err := body.writeTo(func(p []byte) error {
 		if !started {
 			started = true
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(code)
 		}
-	}
-	err := body.writeTo(func(p []byte) error { start(); return write(p) }, (*buf)[:0])
+		_, err := w.Write(p)
+		return err
+	}, (*buf)[:0])
 	if err != nil && !started {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
