@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/btree"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,17 +31,12 @@ type watchCache struct {
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
-	modRevs   map[string]int64      // modification revision of each object in objs
-	keys      *btree.BTreeG[string] // keys of objs, in order (a B-tree: O(log n) inserts)
+	modRevs   map[string]int64 // modification revision of each object in objs
+	keys      *keySet          // keys of objs, in order
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
 	watchers  map[uint64]*cacheWatcher
 	nextID    uint64
-}
-
-// newKeyTree returns an empty ordered set of keys.
-func newKeyTree() *btree.BTreeG[string] {
-	return btree.NewG(32, func(a, b string) bool { return a < b })
 }
 
 func newWatchCache(s *Store) *watchCache {
@@ -51,7 +45,7 @@ func newWatchCache(s *Store) *watchCache {
 		progress: make(chan struct{}, 1),
 		objs:     map[string]*unstructured.Unstructured{},
 		modRevs:  map[string]int64{},
-		keys:     newKeyTree(),
+		keys:     newKeySet(),
 		hist:     newEventRing(s.cfg.CacheHistory),
 		changed:  make(chan struct{}),
 		watchers: map[uint64]*cacheWatcher{},
@@ -86,7 +80,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	}
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
 	modRevs := make(map[string]int64, len(resp.Kvs))
-	keys := newKeyTree()
+	keys := newKeySet()
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
 		if err != nil {
@@ -95,7 +89,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 		}
 		objs[string(kv.Key)] = obj
 		modRevs[string(kv.Key)] = kv.ModRevision
-		keys.ReplaceOrInsert(string(kv.Key))
+		keys.insert(string(kv.Key))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -195,13 +189,13 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 		}
 		delete(c.objs, key)
 		delete(c.modRevs, key)
-		c.keys.Delete(key)
+		c.keys.delete(key)
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
 	}
 	c.objs[key] = d.obj
 	c.modRevs[key] = rev
 	if prev == nil {
-		c.keys.ReplaceOrInsert(key)
+		c.keys.insert(key)
 		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev}
 	}
 	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev}
@@ -336,31 +330,30 @@ func (c *watchCache) list(prefix string, p listPlan) page {
 func (c *watchCache) listLocked(prefix string, p listPlan) page {
 	pg := page{rev: c.rev}
 	var (
-		last string // the key of a full page's last item
-		more int64  // keys after it (only the first is looked at under a selector)
+		visited int    // keys seen
+		last    string // the key of the last item
+		more    bool   // whether a key follows a full page
 	)
-	c.keys.AscendGreaterOrEqual(prefix, func(key string) bool {
+	c.keys.ascendFrom(prefix, func(key string) bool {
 		if !strings.HasPrefix(key, prefix) {
 			return false
 		}
-		if last != "" {
-			more++
-			return p.pred.empty()
-		}
-		obj := c.objs[key]
-		if !p.pred.matches(obj) {
-			return true
-		}
-		pg.items = append(pg.items, unstructured.Unstructured{Object: obj.Object})
 		if p.limit > 0 && int64(len(pg.items)) == p.limit {
+			more = true
+			return false
+		}
+		visited++
+		if obj := c.objs[key]; p.pred.matches(obj) {
+			pg.items = append(pg.items, unstructured.Unstructured{Object: obj.Object})
 			last = key
 		}
 		return true
 	})
-	if more > 0 {
+	if more {
 		pg.next = last[len(prefix):] + "\x00"
 		if p.pred.empty() {
-			pg.remaining = &more
+			n := int64(c.keys.countUnder(c.s.prefix, prefix) - visited)
+			pg.remaining = &n
 		}
 	}
 	return pg
