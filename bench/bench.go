@@ -62,9 +62,9 @@ type Config struct {
 	Progress io.Writer
 	// Command is recorded in the report (the command line that ran it).
 	Command string
-	// AroundCell, when set, runs every measured cell of a non-watch pair:
-	// it must call cell once. It is how a caller profiles one side only
-	// (side is "strata" or "etcd").
+	// AroundCell, when set, runs every measured round of every cell of a
+	// non-watch pair: it must call cell once. It is how a caller profiles
+	// one side only (side is "strata", "etcd" or "floor").
 	AroundCell func(side string, cell func())
 }
 

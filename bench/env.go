@@ -36,7 +36,6 @@ type env struct {
 
 	stopServer context.CancelFunc
 	running    *server.Running
-	rest       *rest.Config
 	cs         kubernetes.Interface
 	// writer is a second clientset, with its own connection, for the
 	// watch cells' writes: as with a writer in another process, its
@@ -110,7 +109,6 @@ func (e *env) startServer(ctx context.Context) error {
 	}
 	cfg.QPS, cfg.Burst = -1, 1<<20 // no client-side rate limit
 	cfg.UserAgent = "strata-bench"
-	e.rest = cfg
 	if e.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("bench: client-go clientset: %w", err)
 	}

@@ -43,11 +43,8 @@ func startFloor(raw *clientv3.Client, value string) (*floor, error) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		key := fmt.Sprintf("%sfloor/%d", rawPrefix, n.Add(1))
-		resp, err := raw.Txn(r.Context()).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, value)).Commit()
-		if err != nil || !resp.Succeeded {
-			http.Error(w, fmt.Sprintf("put %s: %v", key, err), http.StatusInternalServerError)
+		if err := putIfAbsent(r.Context(), raw, fmt.Sprintf("%sfloor/%d", rawPrefix, n.Add(1)), value); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -75,9 +72,6 @@ func (f *floor) close() {
 
 // floorCreate is strataCreate against the floor server.
 func (r *runner) floorCreate(ctx context.Context, c call) error {
-	if r.env.floor == nil {
-		return errors.New("no floor server")
-	}
 	cm, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Create(ctx,
 		r.configMap(fmt.Sprintf("floor-c%d-%d", c.conc, c.i)), metav1.CreateOptions{})
 	if err == nil && cm.Name == "" {
@@ -88,9 +82,6 @@ func (r *runner) floorCreate(ctx context.Context, c call) error {
 
 // prepareFloor starts the floor server (once the stored bytes are known).
 func (r *runner) prepareFloor(context.Context) error {
-	if r.env.floor != nil {
-		return nil
-	}
 	f, err := startFloor(r.env.raw, r.value)
 	if err != nil {
 		return err

@@ -234,9 +234,14 @@ func (r *runner) rawRange(serializable bool) func(context.Context, call) error {
 
 // rawPut is a create: a put if the key has never been created.
 func (r *runner) rawPut(ctx context.Context, c call) error {
-	key := fmt.Sprintf("%screate/c%d-%d", rawPrefix, c.conc, c.i)
-	resp, err := r.env.raw.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, r.value)).Commit()
+	return putIfAbsent(ctx, r.env.raw, fmt.Sprintf("%screate/c%d-%d", rawPrefix, c.conc, c.i), r.value)
+}
+
+// putIfAbsent puts value at key if the key has never been created: the
+// etcd work of a create.
+func putIfAbsent(ctx context.Context, kv clientv3.KV, key, value string) error {
+	resp, err := kv.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, value)).Commit()
 	if err == nil && !resp.Succeeded {
 		err = fmt.Errorf("%s exists", key)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,7 +36,7 @@ const (
 // latency runs from just before its write was issued to its receipt,
 // decoded, by the watcher.
 type fanout struct {
-	n, warm int
+	n       int
 	base    time.Time
 	sent    []atomic.Int64 // per write: when it was issued, since base
 	got     []atomic.Int32 // per write: how many watchers received it
@@ -51,7 +52,7 @@ type fanout struct {
 
 func newFanout(watchers, events int) *fanout {
 	total := watchWarmupEvents + events
-	f := &fanout{n: watchers, warm: watchWarmupEvents, base: time.Now(), sent: make([]atomic.Int64, total),
+	f := &fanout{n: watchers, base: time.Now(), sent: make([]atomic.Int64, total),
 		got: make([]atomic.Int32, total), done: make([]chan struct{}, total), lat: make([][]time.Duration, watchers)}
 	for i := range f.done {
 		f.done[i] = make(chan struct{})
@@ -66,7 +67,7 @@ func (f *fanout) deliver(w, seq int) {
 		f.fail(1, fmt.Errorf("watcher %d: unexpected write %d", w, seq))
 		return
 	}
-	if seq >= f.warm {
+	if seq >= watchWarmupEvents {
 		f.lat[w] = append(f.lat[w], now-time.Duration(f.sent[seq].Load()))
 	}
 	if int(f.got[seq].Add(1)) == f.n {
@@ -90,10 +91,10 @@ func (f *fanout) fail(n int, err error) {
 func (f *fanout) drive(ctx context.Context, d time.Duration, write func(context.Context, int) error) (time.Duration, error) {
 	var start, deadline time.Time
 	for seq := range len(f.sent) {
-		if seq == f.warm {
+		if seq == watchWarmupEvents {
 			start, deadline = time.Now(), time.Now().Add(d)
 		}
-		if seq > f.warm && time.Now().After(deadline) {
+		if seq > watchWarmupEvents && time.Now().After(deadline) {
 			break
 		}
 		t := time.Now()
@@ -102,7 +103,7 @@ func (f *fanout) drive(ctx context.Context, d time.Duration, write func(context.
 			f.fail(f.n, fmt.Errorf("write %d: %w", seq, err))
 			break
 		}
-		if seq >= f.warm {
+		if seq >= watchWarmupEvents {
 			f.writes = append(f.writes, time.Since(t))
 		}
 		select {
@@ -122,22 +123,13 @@ func (f *fanout) drive(ctx context.Context, d time.Duration, write func(context.
 	return time.Since(start), nil
 }
 
-// row summarises the deliveries; the watchers must have stopped.
+// row summarises the deliveries as a cell's row; the watchers must have
+// stopped.
 func (f *fanout) row(side string, elapsed time.Duration) Row {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var all []time.Duration
-	for _, l := range f.lat {
-		all = append(all, l...)
-	}
-	r := Row{Side: side, Op: opWatch, Concurrency: f.n, Ops: len(all), Errors: f.errors, Seconds: elapsed.Seconds()}
-	if f.first != nil {
-		r.FirstError = f.first.Error()
-	}
-	if elapsed > 0 {
-		r.PerSec = float64(len(all)) / elapsed.Seconds()
-	}
-	r.P50Ms, r.P99Ms = percentilesMs(all)
+	cell := cellResult{elapsed: elapsed, latencies: slices.Concat(f.lat...), errors: f.errors, firstErr: f.first}
+	r := cell.row(side, opWatch, f.n)
 	w50, _ := percentilesMs(f.writes)
 	r.Note = fmt.Sprintf("%d writes (p50 %s ms each), latency from before each write to each watcher", len(f.writes), fmtMs(w50))
 	return r

@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
-	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata, etcd or floor, not the watch cells), one file per cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
+	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata, etcd or floor, not the watch cells), one file per round of each cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, f, err
 	}
