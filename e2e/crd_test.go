@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,12 +18,21 @@ type crdStep struct {
 	check func(t *testing.T, stdout string)
 }
 
-// crdSteps is the life cycle of testdata/widgets-crd.yaml: the CRD applied
+// widgetsCRD is the CRD the apiserver package's tests serve, applied here
+// with kubectl (strict field validation by default): its
+// x-kubernetes-patch-* keys, which JSONSchemaProps has no fields for, are
+// kept by strata, not refused.
+func widgetsCRD(t *testing.T) string {
+	t.Helper()
+	return testdata(t, filepath.Join("..", "..", "apiserver", "testdata", "widgets-crd.yaml"))
+}
+
+// crdSteps is the life cycle of widgetsCRD: the CRD applied
 // and Established, a Widget applied, listed with the printer columns,
 // patched three ways, scaled, refused by the schema, pruned, explained,
 // discovered, and gone with its CRD.
 func crdSteps(t *testing.T) []crdStep {
-	crd, widget := testdata(t, "widgets-crd.yaml"), testdata(t, "widget.yaml")
+	crd, widget := widgetsCRD(t), testdata(t, "widget.yaml")
 	invalid, unknown := testdata(t, "widget-invalid.yaml"), testdata(t, "widget-unknown-field.yaml")
 	widgetTable := func(t *testing.T, out string) {
 		checkTable(t, out, [][]string{{"NAME", "SIZE", "COLOR", "AGE"}, {"w", "3", "blue", ageCell}})
@@ -164,7 +174,7 @@ func TestCRDKubectlStrictUnknownField(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, t.TempDir())
 	k := plainKubectl(t, srv.dataDir)
-	k.exact(t, "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n", "apply", "-f", testdata(t, "widgets-crd.yaml"))
+	k.exact(t, "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n", "apply", "-f", widgetsCRD(t))
 	k.exact(t, "customresourcedefinition.apiextensions.k8s.io/widgets.example.com condition met\n",
 		"wait", "--for", "condition=established", "--timeout=20s", "crd/widgets.example.com")
 

@@ -14,9 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // The user of TestInFlightLimit's --token-auth-file: authenticated, not in
@@ -243,18 +240,11 @@ func TestInFlightLimit(t *testing.T) {
 	if scrape.err != nil || scrape.code != http.StatusOK {
 		t.Fatalf("/metrics: %d %v\n%s", scrape.code, scrape.err, scrape.body)
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(scrape.body))
-	if err != nil {
-		t.Fatalf("/metrics: %v", err)
-	}
+	families := parseMetrics(t, scrape.body)
 	for _, family := range []string{"apiserver_request_terminations_total", "apiserver_request_total"} {
 		got := map[[2]string]float64{}
 		for _, m := range families[family].GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
+			labels := labelsOf(m)
 			if labels["code"] != "429" {
 				continue
 			}

@@ -38,20 +38,12 @@ func TestMetrics(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d: %s", code, body)
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("/metrics: %v", err)
-	}
+	families := parseMetrics(t, body)
 	checkFamilies(t, families)
 	want := map[string]string{"verb": "LIST", "dry_run": "", "group": "", "version": "v1", "resource": "namespaces",
 		"subresource": "", "scope": "cluster", "component": "apiserver", "code": "200"}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if maps.Equal(labels, want) {
+		if maps.Equal(labelsOf(m), want) {
 			if v := m.GetCounter().GetValue(); v < 1 {
 				t.Errorf("apiserver_request_total%v = %v, want at least 1", want, v)
 			}
@@ -59,6 +51,26 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	t.Errorf("no apiserver_request_total series %v in:\n%s", want, body)
+}
+
+// parseMetrics parses a /metrics body in the Prometheus text format.
+func parseMetrics(t *testing.T, body string) map[string]*dto.MetricFamily {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics: %v", err)
+	}
+	return families
+}
+
+// labelsOf is a series' labels as a map.
+func labelsOf(m *dto.Metric) map[string]string {
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
 }
 
 // scrapeGet sends a GET with the client configuration and returns the status
@@ -122,10 +134,7 @@ func checkFamilies(t *testing.T, families map[string]*dto.MetricFamily) {
 	for _, c := range checks {
 		found := false
 		for _, m := range families[c.family].GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
+			labels := labelsOf(m)
 			match := true
 			for k, v := range c.labels {
 				match = match && labels[k] == v

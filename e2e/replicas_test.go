@@ -429,7 +429,9 @@ const compactRevKey = "compact_rev_key"
 // compactAsOperator compacts etcd at rev through the compact_rev_key
 // protocol, as storage.Compactor does: a transaction that moves
 // compact_rev_key to rev if its version is the one just read (bumping the
-// version), then Compact(rev).
+// version), then Compact(rev). It is written here from the protocol rather
+// than calling storage.Compact, so that the test checks strata against the
+// protocol an operator (or kube-apiserver) follows, not against itself.
 func compactAsOperator(ctx context.Context, cli *clientv3.Client, rev int64) error {
 	for {
 		resp, err := cli.Get(ctx, compactRevKey)
