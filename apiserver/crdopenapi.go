@@ -13,14 +13,17 @@ import (
 )
 
 // publishOpenAPI replaces the OpenAPI documents of the group-versions a
-// CRD serves now (gvs) or served before (old), with every custom kind of
+// CRD serves now (now) or served before (old; either may be nil), with every custom kind of
 // each as next serves them. A schema that cannot be published is logged;
 // the resources are served regardless, as kube-apiserver does.
-func (c *crdController) publishOpenAPI(next *served, gvs []schema.GroupVersion, old *installedCRD) {
-	all := slices.Clone(gvs)
-	if old != nil {
-		for _, gv := range old.gvs {
-			if !slices.Contains(all, gv) {
+func (c *crdController) publishOpenAPI(next *served, now, old *installedCRD) {
+	var all []schema.GroupVersion
+	for _, entry := range []*installedCRD{now, old} {
+		if entry == nil {
+			continue
+		}
+		for _, gvr := range entry.gvrs {
+			if gv := gvr.GroupVersion(); !slices.Contains(all, gv) {
 				all = append(all, gv)
 			}
 		}

@@ -46,8 +46,6 @@ type crdController struct {
 type installedCRD struct {
 	fingerprint string // spec and accepted names the kinds were built from
 	gvrs        []schema.GroupVersionResource
-	gvs         []schema.GroupVersion
-	terminating bool
 }
 
 func newCRDController(s *Server, crds *resource) *crdController {
@@ -262,16 +260,8 @@ func (c *crdController) install(crd *apiextensionsv1.CustomResourceDefinition, r
 	defer c.s.mu.Unlock()
 	cur := c.s.current()
 	next := cur.clone()
-	var retired []*resource
-	if old != nil {
-		for _, gvr := range old.gvrs {
-			if r, ok := cur.lookup(gvr); ok {
-				retired = append(retired, r)
-			}
-			next.remove(gvr)
-		}
-	}
-	entry := &installedCRD{fingerprint: fp, terminating: terminating}
+	retired := retire(cur, next, old)
+	entry := &installedCRD{fingerprint: fp}
 	var started []*resource
 	for _, k := range kinds {
 		r := reusable(retired, k)
@@ -287,15 +277,28 @@ func (c *crdController) install(crd *apiextensionsv1.CustomResourceDefinition, r
 		r = &resource{kind: k, store: r.store, items: r.items, events: r.events, terminating: terminating}
 		next.add(r)
 		entry.gvrs = append(entry.gvrs, k.GroupVersionResource())
-		if gv := k.GVK.GroupVersion(); !slices.Contains(entry.gvs, gv) {
-			entry.gvs = append(entry.gvs, gv)
-		}
 	}
 	c.s.served.Store(next)
 	c.installed[crd.Name] = entry
 	closeUnused(retired, next)
-	c.publishOpenAPI(next, entry.gvs, old)
+	c.publishOpenAPI(next, entry, old)
 	return nil
+}
+
+// retire removes what old served (nil: nothing) from next and returns
+// those resources as cur serves them.
+func retire(cur, next *served, old *installedCRD) []*resource {
+	if old == nil {
+		return nil
+	}
+	var retired []*resource
+	for _, gvr := range old.gvrs {
+		if r, ok := cur.lookup(gvr); ok {
+			retired = append(retired, r)
+		}
+		next.remove(gvr)
+	}
+	return retired
 }
 
 // reusable finds a retired resource whose store serves k unchanged.
@@ -349,13 +352,7 @@ func (c *crdController) uninstall(name string) {
 	defer c.s.mu.Unlock()
 	cur := c.s.current()
 	next := cur.clone()
-	var retired []*resource
-	for _, gvr := range old.gvrs {
-		if r, ok := cur.lookup(gvr); ok {
-			retired = append(retired, r)
-		}
-		next.remove(gvr)
-	}
+	retired := retire(cur, next, old)
 	c.s.served.Store(next)
 	delete(c.installed, name)
 	closeUnused(retired, next)

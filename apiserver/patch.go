@@ -23,7 +23,8 @@ import (
 )
 
 // servePatch answers PATCH with a strategic merge patch (strata's engine,
-// the kind's struct tags as schema), a JSON merge patch or a JSON patch.
+// with the kind's schema: struct tags for built-in kinds, the CRD's schema
+// for custom ones), a JSON merge patch or a JSON patch.
 // The patch is applied to the current object inside the guaranteed update,
 // so a write conflict applies it again to the newer state; a patch that
 // fails changes nothing.

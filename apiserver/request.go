@@ -39,8 +39,10 @@ func unsupportedBody(contentType string) error {
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got %q)", contentType))
 }
 
-// readObject reads an object body (create, update) as JSON: JSON as sent,
-// YAML and protobuf converted. Other media types are 415.
+// readObject reads a body (a Scale update) as JSON: JSON as sent, YAML
+// converted, protobuf decoded as the kind (which a custom kind refuses with
+// 415, as kube-apiserver does). Other media types are 415. Create and update
+// bodies are read by readDecoded.
 func (s *Server) readObject(r *http.Request, kind *registry.Kind) ([]byte, error) {
 	contentType := r.Header.Get("Content-Type")
 	mediaType := "application/json"

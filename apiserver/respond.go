@@ -51,8 +51,8 @@ func writeError(w http.ResponseWriter, err error) {
 func encodeJSON(v any) ([]byte, error) {
 	switch x := v.(type) {
 	case *listBody:
-		var out []byte
-		if err := x.writeTo(func(p []byte) error { out = append(out, p...); return nil }, nil); err != nil {
+		var out []byte // writeTo without a buffer writes once, all of it
+		if err := x.writeTo(func(p []byte) error { out = p; return nil }, nil); err != nil {
 			return nil, err
 		}
 		return out, nil

@@ -6,8 +6,8 @@ import (
 
 // served is the set of resources the server answers for: the built-in
 // kinds and those of established CRDs. It is never changed once published;
-// a CRD change builds a new one and swaps it in (Server.publish), so a
-// request reads one consistent set without locking.
+// a CRD change builds a new one and swaps it in (install and uninstall in
+// crds.go), so a request reads one consistent set without locking.
 type served struct {
 	resources map[schema.GroupVersionResource]*resource
 	byGroup   map[string][]*resource // discovery order

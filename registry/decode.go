@@ -150,15 +150,14 @@ func (k *Kind) ProtobufToJSON(body []byte) ([]byte, error) {
 // DecodeProtobuf is Decode for a Kubernetes protobuf body: the kind's
 // external object with kube-apiserver's defaults. Protobuf has no unknown
 // or duplicate fields to report, so fieldValidation does not apply, as in
-// kube-apiserver. A body of another kind, and a CRD (whose kept schema
-// extensions only JSON carries), take the JSON path, which words the error
-// or keeps the extensions.
+// kube-apiserver. A body of another kind takes the JSON path, which words
+// the error.
 func (k *Kind) DecodeProtobuf(body []byte, fv FieldValidation) (runtime.Object, []string, error) {
 	obj, decoded, err := k.decodeProtobuf(body)
 	if err != nil {
 		return nil, nil, err
 	}
-	if decoded == nil || *decoded != k.GVK || k.GroupVersionResource() == CRDResource {
+	if decoded == nil || *decoded != k.GVK {
 		data, err := protobufAsJSON(obj)
 		if err != nil {
 			return nil, nil, err

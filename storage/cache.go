@@ -302,6 +302,14 @@ func (c *watchCache) get(key string) *unstructured.Unstructured {
 	return c.objs[key]
 }
 
+// getWithRevision returns the cached object at key and its modification
+// revision, or nil. The object is shared.
+func (c *watchCache) getWithRevision(key string) (*unstructured.Unstructured, int64) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.objs[key], c.modRevs[key]
+}
+
 // reuse returns, for each key-value read from etcd, the cache's decoded
 // object when it is the same version (same key and modification revision
 // mean the same bytes), or nil. Lists read from etcd then decode only what

@@ -58,13 +58,11 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 // a quorum range would return. ok is false when the cache cannot catch up
 // in time; the caller then reads etcd.
 func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool) {
-	start := time.Now()
-	resp, err := s.client.Get(ctx, s.prefix, clientv3.WithCountOnly())
-	s.observe("currentRevision", start, err)
+	rev, err := s.currentRevision(ctx)
 	if err != nil {
 		return nil, false
 	}
-	if err := s.cache.waitRevision(ctx, resp.Header.Revision, s.cfg.TooLargeRVWait); err != nil {
+	if err := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); err != nil {
 		return nil, false
 	}
 	return s.toList(s.cache.list(prefix, p)), true

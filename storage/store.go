@@ -61,7 +61,8 @@ type Config struct {
 	// Logger receives the store's logs; default discards them.
 	Logger *slog.Logger
 	// Observe, when set, is told of every etcd request the store makes for
-	// a client (operation get, list, count, create, update or delete), for
+	// a client (operation get, list, count, create, update, delete or
+	// currentRevision), for
 	// kube-apiserver's etcd_request_duration_seconds.
 	Observe func(operation string, d time.Duration, err error)
 }
@@ -145,7 +146,9 @@ func (s *Store) WaitReady(ctx context.Context) error {
 
 // currentRevision returns etcd's newest revision by a quorum read.
 func (s *Store) currentRevision(ctx context.Context) (int64, error) {
+	start := time.Now()
 	resp, err := s.client.Get(ctx, compactRevKey, clientv3.WithCountOnly())
+	s.observe("currentRevision", start, err)
 	if err != nil {
 		return 0, internal(err, "storage: reading the current revision")
 	}

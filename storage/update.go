@@ -21,7 +21,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 	// The watch cache's copy is the first guess, as in kube-apiserver: the
 	// compare-and-swap below checks it is current, so an up-to-date cache
 	// saves a read of etcd per update.
-	cur, modRev, fresh := s.cachedForUpdate(key)
+	cur, modRev := s.cache.getWithRevision(key)
+	fresh := false
 	if cur == nil {
 		if cur, modRev, err = s.getLatest(ctx, key, name); err != nil {
 			return nil, err
@@ -127,18 +128,4 @@ func (s *Store) checkPreconditions(cur *unstructured.Unstructured, pre *Precondi
 			pre.ResourceVersion, cur.GetResourceVersion()))
 	}
 	return nil
-}
-
-// cachedForUpdate returns the watch cache's copy of key and its
-// modification revision, or nil when the cache does not hold it.
-func (s *Store) cachedForUpdate(key string) (*unstructured.Unstructured, int64, bool) {
-	obj := s.cache.get(key)
-	if obj == nil {
-		return nil, 0, false
-	}
-	rev, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
-	if err != nil || rev <= 0 {
-		return nil, 0, false
-	}
-	return obj, rev, false
 }

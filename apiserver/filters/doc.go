@@ -18,9 +18,9 @@
 // as the 500 it becomes; it runs no code that can panic.
 //
 // Metrics live in a Metrics value with its own registry (never
-// prometheus.DefaultRegisterer). The server uses Default(); the
-// package-level WatchEventSent, SetStorageObjects and ObserveEtcd record
-// into it for the watch handler, the storage layer and etcd calls.
+// prometheus.DefaultRegisterer). The server uses Default(), and the watch
+// handler, the storage layer and etcd calls record into it through its
+// WatchEventSent, SetStorageObjects and ObserveEtcd methods.
 //
 // Where strata knowingly differs from kube-apiserver:
 //   - apiserver_request_total counts every request the chain sees,

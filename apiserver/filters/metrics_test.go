@@ -178,10 +178,10 @@ func TestStorageMetrics(t *testing.T) {
 	}
 }
 
-// TestDefaultMetrics: the package-level functions record into Default().
+// TestDefaultMetrics: what is recorded into Default() is in its registry.
 func TestDefaultMetrics(t *testing.T) {
 	gr := schema.GroupResource{Group: "test.strata.dev", Resource: "defaultmetrics"}
-	SetStorageObjects(gr, 42)
+	Default().SetStorageObjects(gr, 42)
 	families, err := Default().Registry().Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -35,11 +35,10 @@ func stateFrom(ctx context.Context) *state {
 	return st
 }
 
-// recorder remembers the status code and size of a response.
+// recorder remembers the status code of a response.
 type recorder struct {
 	http.ResponseWriter
-	status  int
-	written int64
+	status int
 }
 
 // Unwrap gives http.ResponseController and kube's WrapForHTTP1Or2 the
@@ -59,9 +58,7 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	n, err := w.ResponseWriter.Write(b)
-	w.written += int64(n)
-	return n, err
+	return w.ResponseWriter.Write(b)
 }
 
 // Flush sends the headers (200 unless written) and what was buffered; the

@@ -74,16 +74,3 @@ func (m *Metrics) ObserveEtcd(operation string, gr schema.GroupResource, d time.
 		m.etcdErrors.WithLabelValues(operation, gr.Group, gr.Resource).Inc()
 	}
 }
-
-// WatchEventSent records into Default(); see Metrics.WatchEventSent.
-func WatchEventSent(gvr schema.GroupVersionResource, size int) {
-	defaultMetrics.WatchEventSent(gvr, size)
-}
-
-// SetStorageObjects records into Default(); see Metrics.SetStorageObjects.
-func SetStorageObjects(gr schema.GroupResource, n int64) { defaultMetrics.SetStorageObjects(gr, n) }
-
-// ObserveEtcd records into Default(); see Metrics.ObserveEtcd.
-func ObserveEtcd(operation string, gr schema.GroupResource, d time.Duration, err error) {
-	defaultMetrics.ObserveEtcd(operation, gr, d, err)
-}
