@@ -17,6 +17,17 @@ var requestInfoFactory = &genericapirequest.RequestInfoFactory{
 	GrouplessAPIPrefixes: sets.NewString("api"),
 }
 
+// requestInfoOf is the request's RequestInfo: a copy of the one the
+// filters parsed (this handler changes it), or parsed here when the handler
+// runs without them (as in tests) or the path did not parse.
+func requestInfoOf(r *http.Request) (*genericapirequest.RequestInfo, error) {
+	if info, ok := genericapirequest.RequestInfoFrom(r.Context()); ok {
+		c := *info
+		return &c, nil
+	}
+	return requestInfoFactory.NewRequestInfo(r)
+}
+
 // call is one resource request, parsed.
 type call struct {
 	info *genericapirequest.RequestInfo
@@ -43,7 +54,7 @@ func (s *Server) Handler() http.Handler {
 
 // serveAPI answers discovery and resource requests.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
-	info, err := requestInfoFactory.NewRequestInfo(r)
+	info, err := requestInfoOf(r)
 	if err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return

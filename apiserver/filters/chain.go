@@ -68,8 +68,9 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 	return observe(h, cfg)
 }
 
-// observe is the outermost filter: it puts the RequestInfo, the received
-// timestamp and the request's state in the context, and when the request
+// observe is the outermost filter: it puts the RequestInfo (when the path
+// parses; the API handler reuses it), the received timestamp and the
+// request's state in the context, and when the request
 // ends records it in the metrics and the log. A request that ends in a
 // panic (http.ErrAbortHandler by then) is recorded as aborted and the
 // panic goes on.
@@ -79,10 +80,13 @@ func observe(next http.Handler, cfg Config) http.Handler {
 		if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 			growStack()
 		}
-		info := requestInfo(r)
+		info, parsed := requestInfo(r)
 		st := &state{start: m.now(), info: info, labels: requestLabels(r, info, cfg.KnownResource),
 			userAgent: r.UserAgent(), w: &recorder{ResponseWriter: w}}
-		ctx := request.WithRequestInfo(r.Context(), info)
+		ctx := r.Context()
+		if parsed {
+			ctx = request.WithRequestInfo(ctx, info)
+		}
 		ctx = request.WithReceivedTimestamp(ctx, st.start)
 		r = r.WithContext(withState(ctx, st))
 		if isLongRunning(info) {

@@ -20,14 +20,15 @@ var requestInfoFactory = &request.RequestInfoFactory{
 	GrouplessAPIPrefixes: sets.NewString("api"),
 }
 
-// requestInfo is the RequestInfo of r; a request the factory cannot parse
-// is a non-resource request, as kube-apiserver's metrics treat it.
-func requestInfo(r *http.Request) *request.RequestInfo {
+// requestInfo is the RequestInfo of r, and whether the factory could parse
+// it; a request it cannot parse is a non-resource request, as
+// kube-apiserver's metrics treat it.
+func requestInfo(r *http.Request) (*request.RequestInfo, bool) {
 	info, err := requestInfoFactory.NewRequestInfo(r)
 	if err != nil {
-		return &request.RequestInfo{Verb: strings.ToLower(r.Method), Path: r.URL.Path}
+		return &request.RequestInfo{Verb: strings.ToLower(r.Method), Path: r.URL.Path}, false
 	}
-	return info
+	return info, true
 }
 
 // Long-running requests as kube-apiserver's command defines them
