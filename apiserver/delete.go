@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -69,7 +68,7 @@ func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts
 		return s.markDeleted(r, res, ns, name, pre, dryRun)
 	}
 	if dryRun {
-		if err := checkPreconditions(res, cur, pre); err != nil {
+		if err := pre.Check(res.kind.GroupResource(), cur); err != nil {
 			return nil, false, err
 		}
 		return cur, true, nil
@@ -103,7 +102,7 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 		if err != nil {
 			return nil, false, err
 		}
-		if err := checkPreconditions(res, cur, pre); err != nil {
+		if err := pre.Check(res.kind.GroupResource(), cur); err != nil {
 			return nil, false, err
 		}
 		out, err := mark(cur.DeepCopy())
@@ -117,24 +116,6 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 		s.finalizeNamespaceLater(name)
 	}
 	return out, false, nil
-}
-
-// checkPreconditions is the store's precondition check for a dry run,
-// with kube-apiserver's messages.
-func checkPreconditions(res *resource, cur *unstructured.Unstructured, pre *storage.Preconditions) error {
-	var why error
-	switch {
-	case pre == nil:
-	case pre.UID != "" && pre.UID != cur.GetUID():
-		why = fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", pre.UID, cur.GetUID())
-	case pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion():
-		why = fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-			pre.ResourceVersion, cur.GetResourceVersion())
-	}
-	if why != nil {
-		return apierrors.NewConflict(res.kind.GroupResource(), cur.GetName(), why)
-	}
-	return nil
 }
 
 // deleteOptions reads DeleteOptions from the body (if any) and the query.

@@ -21,7 +21,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 		return nil, err
 	}
 	for {
-		if err := s.checkPreconditions(cur, pre); err != nil {
+		if err := pre.Check(s.cfg.Resource, cur); err != nil {
 			return nil, err
 		}
 		start := time.Now()

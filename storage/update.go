@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -30,7 +31,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		fresh = true
 	}
 	for {
-		err := s.checkPreconditions(cur, pre)
+		err := pre.Check(s.cfg.Resource, cur)
 		var next *unstructured.Unstructured
 		var data []byte
 		if err == nil {
@@ -112,18 +113,19 @@ func (s *Store) fromTxnGet(resp *clientv3.TxnResponse, key, name string) (*unstr
 	return obj, kvs[0].ModRevision, err
 }
 
-// checkPreconditions compares uid and resourceVersion; a mismatch is
-// ErrConflict naming both values.
-func (s *Store) checkPreconditions(cur *unstructured.Unstructured, pre *Preconditions) error {
+// Check compares uid and resourceVersion with cur, an object of resource
+// gr; a mismatch is ErrConflict naming both values, with kube-apiserver's
+// messages. A nil Preconditions always holds.
+func (pre *Preconditions) Check(gr schema.GroupResource, cur *unstructured.Unstructured) error {
 	if pre == nil {
 		return nil
 	}
 	if pre.UID != "" && pre.UID != cur.GetUID() {
-		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
+		return conflict(gr, cur.GetName(), fmt.Errorf(
 			"Precondition failed: UID in precondition: %v, UID in object meta: %v", pre.UID, cur.GetUID()))
 	}
 	if pre.ResourceVersion != "" && pre.ResourceVersion != cur.GetResourceVersion() {
-		return conflict(s.cfg.Resource, cur.GetName(), fmt.Errorf(
+		return conflict(gr, cur.GetName(), fmt.Errorf(
 			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
 			pre.ResourceVersion, cur.GetResourceVersion()))
 	}
