@@ -16,6 +16,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -132,7 +133,7 @@ func customKind(crd *apiextensionsv1.CustomResourceDefinition, internal *apiexte
 			}
 		}
 	}
-	strategy := customresource.NewStrategy(unstructuredTyper{}, namespaced, gvk, validator, statusValidator,
+	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, gvk, validator, statusValidator,
 		structural, statusSpec, scaleSpec, v.SelectableFields)
 	columns := v.AdditionalPrinterColumns
 	if len(columns) == 0 {
@@ -398,17 +399,3 @@ func (k *Kind) errProtobufCustom() error {
 		runtime.ContentTypeJSON, runtime.ContentTypeYAML)
 	return err
 }
-
-// unstructuredTyper names an unstructured object's kind by its apiVersion
-// and kind, as the custom resource strategy needs.
-type unstructuredTyper struct{}
-
-func (unstructuredTyper) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	if gvk.Kind == "" {
-		return nil, false, runtime.NewMissingKindErr(fmt.Sprintf("%T", obj))
-	}
-	return []schema.GroupVersionKind{gvk}, false, nil
-}
-
-func (unstructuredTyper) Recognizes(schema.GroupVersionKind) bool { return true }
