@@ -64,7 +64,7 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 		strictErr, _ := runtime.AsStrictDecodingError(err)
 		actual := decoded
 		problems := strictErr.Errors()
-		if k.GroupVersionResource() == CRDResource {
+		if k.keepsSchemaExtensions {
 			problems = slices.DeleteFunc(slices.Clone(problems), isKeptSchemaExtension)
 		}
 		switch {
@@ -78,7 +78,7 @@ func (k *Kind) Decode(body []byte, fv FieldValidation) (runtime.Object, []string
 		}
 	}
 	Scheme.Default(obj)
-	if k.GroupVersionResource() == CRDResource {
+	if k.keepsSchemaExtensions {
 		obj = withSchemaExtensions(obj, body)
 	}
 	return obj, warnings, nil

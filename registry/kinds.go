@@ -58,6 +58,10 @@ type Kind struct {
 	defaultTable bool
 	// deleteFinalizer is added by a delete (see DeleteFinalizer).
 	deleteFinalizer string
+	// keepsSchemaExtensions: the kind is CustomResourceDefinition, whose
+	// schemas' x-kubernetes-patch-* keys strata keeps beside the typed
+	// object (crdextensions.go).
+	keepsSchemaExtensions bool
 }
 
 // GroupResource names the kind's resource.
@@ -147,7 +151,7 @@ var builtin = []Kind{
 	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy},
 	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
 	{GVK: ext.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", ShortNames: []string{"crd", "crds"},
-		Categories: []string{"api-extensions"}, defaultTable: true,
+		Categories: []string{"api-extensions"}, defaultTable: true, keepsSchemaExtensions: true,
 		deleteFinalizer: apiextensionsv1.CustomResourceCleanupFinalizer,
 		strategy:        customresourcedefinition.NewStrategy(Scheme), status: customresourcedefinition.NewStatusStrategy(Scheme)},
 }

@@ -96,7 +96,7 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 		strategy = k.status
 	}
 	obj, exts := unwrapCRD(obj)
-	if status {
+	if status && k.keepsSchemaExtensions {
 		// The spec, and its schemas' extensions, stay as they are.
 		exts = findSchemaExtensions(current.Object)
 	}
