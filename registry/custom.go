@@ -375,18 +375,9 @@ func (c *custom) coerce(u *unstructured.Unstructured, track bool) ([]string, err
 
 // customTable renders custom resources with the CRD's printer columns.
 func (k *Kind) customTable(ctx context.Context, objs []*unstructured.Unstructured, asList bool, opts *metav1.TableOptions) (*metav1.Table, error) {
-	var target runtime.Object
-	if asList {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(k.ListGVK())
-		for _, o := range objs {
-			list.Items = append(list.Items, *o)
-		}
-		target = list
-	} else if len(objs) == 1 {
-		target = objs[0]
-	} else {
-		return nil, apierrors.NewInternalError(fmt.Errorf("table of %d objects without a list", len(objs)))
+	target, err := k.unstructuredTarget(objs, asList)
+	if err != nil {
+		return nil, err
 	}
 	return k.custom.table.ConvertToTable(ctx, target, opts)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -187,5 +188,36 @@ func TestTableColumns(t *testing.T) {
 				t.Errorf("row object %#v, want PartialObjectMetadata", table.Rows[0].Object.Object)
 			}
 		})
+	}
+}
+
+// TestTableDefaultColumns: a CRD is printed with kube-apiserver's default
+// columns, Name and Created At, one row per object, single or listed.
+func TestTableDefaultColumns(t *testing.T) {
+	k := kindOf(t, "customresourcedefinitions")
+	u, err := create(t, k, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"gadgets.example.com"},
+ "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},
+ "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := u.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	for _, asList := range []bool{true, false} {
+		table, err := k.Table(context.Background(), []*unstructured.Unstructured{u}, asList, &metav1.TableOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range table.ColumnDefinitions {
+			names = append(names, c.Name)
+		}
+		if strings.Join(names, ",") != "Name,Created At" {
+			t.Errorf("list %v: columns %v, want Name, Created At", asList, names)
+		}
+		if len(table.Rows) != 1 || len(table.Rows[0].Cells) != 2 ||
+			table.Rows[0].Cells[0] != "gadgets.example.com" || table.Rows[0].Cells[1] != created {
+			t.Errorf("list %v: rows %+v, want gadgets.example.com created %s", asList, table.Rows, created)
+		}
 	}
 }

@@ -53,6 +53,14 @@ func (k *Kind) Table(ctx context.Context, objs []*unstructured.Unstructured, asL
 
 // builtinTable renders built-in objects with kube-apiserver's printers.
 func (k *Kind) builtinTable(ctx context.Context, objs []*unstructured.Unstructured, asList bool, opts *metav1.TableOptions) (*metav1.Table, error) {
+	if k.defaultTable {
+		// Name and Created At need only the metadata: no conversion.
+		target, err := k.unstructuredTarget(objs, asList)
+		if err != nil {
+			return nil, err
+		}
+		return rest.NewDefaultTableConvertor(k.GroupResource()).ConvertToTable(ctx, target, opts)
+	}
 	var target runtime.Object
 	var err error
 	if asList {
@@ -65,15 +73,28 @@ func (k *Kind) builtinTable(ctx context.Context, objs []*unstructured.Unstructur
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	convertor := rest.TableConvertor(tables)
-	if k.defaultTable {
-		convertor = rest.NewDefaultTableConvertor(k.GroupResource())
-	}
-	table, err := convertor.ConvertToTable(ctx, target, opts)
+	table, err := tables.ConvertToTable(ctx, target, opts)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("table for %s: %w", k.Resource, err))
 	}
 	return table, nil
+}
+
+// unstructuredTarget is objs as a table convertor takes them: an
+// unstructured list when asList, else the one object.
+func (k *Kind) unstructuredTarget(objs []*unstructured.Unstructured, asList bool) (runtime.Object, error) {
+	if asList {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(k.ListGVK())
+		for _, o := range objs {
+			list.Items = append(list.Items, *o)
+		}
+		return list, nil
+	}
+	if len(objs) != 1 {
+		return nil, apierrors.NewInternalError(fmt.Errorf("table of %d objects without a list", len(objs)))
+	}
+	return objs[0], nil
 }
 
 // rowObject is what a row carries of its object, as includeObject says.
