@@ -45,9 +45,6 @@ type custom struct {
 	// structural is the version's structural schema with defaults pruned;
 	// nil when the version has none.
 	structural *structuralschema.Structural
-	// preserveUnknownFields is the CRD's legacy spec.preserveUnknownFields:
-	// nothing is pruned.
-	preserveUnknownFields bool
 	// storageVersion is the version objects are stored in.
 	storageVersion string
 	table          rest.TableConvertor
@@ -65,7 +62,7 @@ type custom struct {
 // (only apiVersion changes), the one strata supports.
 //
 // raw is the CRD as stored, for the patch extensions of its schemas that
-// the typed crd cannot hold; nil when there are none.
+// the typed crd cannot hold.
 func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any) ([]*Kind, error) {
 	internal := &apiextensionsinternal.CustomResourceDefinition{}
 	if err := Scheme.Convert(crd, internal, nil); err != nil {
@@ -84,10 +81,7 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 		if !v.Served {
 			continue
 		}
-		k, err := customKind(crd, internal, v, names, storageVersion)
-		if k != nil {
-			k.custom.raw = raw
-		}
+		k, err := customKind(crd, raw, internal, v, names, storageVersion)
 		if err != nil {
 			return nil, fmt.Errorf("registry: CRD %s version %s: %w", crd.Name, v.Name, err)
 		}
@@ -96,7 +90,7 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 	return kinds, nil
 }
 
-func customKind(crd *apiextensionsv1.CustomResourceDefinition, internal *apiextensionsinternal.CustomResourceDefinition,
+func customKind(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any, internal *apiextensionsinternal.CustomResourceDefinition,
 	v apiextensionsv1.CustomResourceDefinitionVersion, names apiextensionsv1.CustomResourceDefinitionNames, storageVersion string) (*Kind, error) {
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: names.Kind}
 	namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
@@ -148,8 +142,7 @@ func customKind(crd *apiextensionsv1.CustomResourceDefinition, internal *apiexte
 		GVK: gvk, Resource: names.Plural, SingularName: names.Singular, Namespaced: namespaced,
 		ShortNames: names.ShortNames, Categories: names.Categories,
 		strategy: strategy,
-		custom: &custom{crd: crd, structural: structural, preserveUnknownFields: crd.Spec.PreserveUnknownFields,
-			storageVersion: storageVersion, table: table},
+		custom:   &custom{crd: crd, raw: raw, structural: structural, storageVersion: storageVersion, table: table},
 	}
 	if k.SingularName == "" {
 		k.SingularName = singular(names.Kind)
@@ -157,10 +150,8 @@ func customKind(crd *apiextensionsv1.CustomResourceDefinition, internal *apiexte
 	if statusSpec != nil {
 		k.status = customresource.NewStatusStrategy(strategy)
 	}
-	for _, sv := range crd.Spec.Versions {
-		if sv.Name == v.Name && sv.Subresources != nil && sv.Subresources.Scale != nil {
-			k.custom.scale = sv.Subresources.Scale.DeepCopy()
-		}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		k.custom.scale = v.Subresources.Scale.DeepCopy()
 	}
 	return k, nil
 }
@@ -210,25 +201,19 @@ func (k *Kind) PatchSchema() (t strataschema.Type, ok bool, err error) {
 	}
 	c := k.custom
 	c.patchOnce.Do(func() {
-		crd := c.crd.DeepCopy()
-		crd.APIVersion, crd.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		// The stored CRD, patch extensions included, is the document
+		// strata's schema loader reads.
+		data, err := json.Marshal(c.raw)
 		if err != nil {
-			c.patchErr = fmt.Errorf("CRD %s: %w", crd.Name, err)
+			c.patchErr = fmt.Errorf("CRD %s: %w", c.crd.Name, err)
 			return
 		}
-		restoreSchemaExtensions(&unstructured.Unstructured{Object: content}, findSchemaExtensions(c.raw))
-		data, err := json.Marshal(content)
-		if err != nil {
-			c.patchErr = fmt.Errorf("CRD %s: %w", crd.Name, err)
-			return
-		}
-		doc, err := strataschema.Load("customresourcedefinitions/"+crd.Name, data)
+		doc, err := strataschema.Load("customresourcedefinitions/"+c.crd.Name, data)
 		if err != nil {
 			c.patchErr = err
 			return
 		}
-		c.patchSchema, _ = doc.ForGVK(crd.Spec.Group, k.GVK.Version, crd.Spec.Names.Kind)
+		c.patchSchema, _ = doc.ForGVK(c.crd.Spec.Group, k.GVK.Version, c.crd.Spec.Names.Kind)
 	})
 	return c.patchSchema, c.patchSchema != nil, c.patchErr
 }
@@ -244,7 +229,7 @@ type SchemaExtension struct {
 
 // SchemaExtensions returns the kept patch extensions of the kind's schema.
 func (k *Kind) SchemaExtensions() []SchemaExtension {
-	if k.custom == nil || k.custom.raw == nil {
+	if k.custom == nil {
 		return nil
 	}
 	var out []SchemaExtension
@@ -352,7 +337,7 @@ func (c *custom) coerce(u *unstructured.Unstructured, track bool) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	if !c.preserveUnknownFields {
+	if !c.crd.Spec.PreserveUnknownFields { // the legacy field: nothing is pruned
 		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: track}
 		unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, c.structural, true, opts)...)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.structural)
