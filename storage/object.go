@@ -60,21 +60,34 @@ func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error
 	if err != nil {
 		return nil, internal(err, "storage")
 	}
-	if s.cfg.StorageVersion != "" {
+	if s.versions.served != "" {
 		// Versions of one resource differ only in apiVersion (the None
 		// conversion of custom resources).
-		obj.SetAPIVersion(s.cfg.Kind.GroupVersion().String())
+		obj.SetAPIVersion(s.versions.served)
 	}
 	return obj, nil
 }
 
-// storedAPIVersion is the apiVersion objects are written with when it is
-// not the served one; "" writes them as given.
-func (s *Store) storedAPIVersion() string {
-	if s.cfg.StorageVersion == "" || s.cfg.StorageVersion == s.cfg.Kind.Version {
-		return ""
+// apiVersions are a store's apiVersion rewrites, worked out once.
+type apiVersions struct {
+	// served is set on every decoded object when Config.StorageVersion is
+	// set (objects may have been stored in any version); "" otherwise.
+	served string
+	// stored is the apiVersion objects are written with when it is not
+	// the served one; "" writes them as given.
+	stored string
+}
+
+func apiVersionsOf(cfg Config) apiVersions {
+	var v apiVersions
+	if cfg.StorageVersion == "" {
+		return v
 	}
-	return schema.GroupVersion{Group: s.cfg.Kind.Group, Version: s.cfg.StorageVersion}.String()
+	v.served = cfg.Kind.GroupVersion().String()
+	if cfg.StorageVersion != cfg.Kind.Version {
+		v.stored = schema.GroupVersion{Group: cfg.Kind.Group, Version: cfg.StorageVersion}.String()
+	}
+	return v
 }
 
 // withResourceVersion returns a copy of obj whose resourceVersion is rev

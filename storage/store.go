@@ -72,10 +72,12 @@ type Store struct {
 	cfg    Config
 	client *clientv3.Client
 	prefix string // resource prefix, ending in "/"
-	cache  *watchCache
-	log    *slog.Logger
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// versions are the apiVersion rewrites of Config.StorageVersion.
+	versions apiVersions
+	cache    *watchCache
+	log      *slog.Logger
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 var _ Interface = (*Store)(nil)
@@ -92,6 +94,7 @@ func New(cfg Config) (*Store, error) {
 	cfg = withDefaults(cfg)
 	s := &Store{cfg: cfg, client: cfg.Client, log: cfg.Logger}
 	s.prefix = resourcePrefix(cfg.Prefix, cfg.Resource)
+	s.versions = apiVersionsOf(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.cache = newWatchCache(s)
