@@ -174,10 +174,7 @@ func TestTableColumns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			for _, c := range table.ColumnDefinitions {
-				names = append(names, c.Name)
-			}
+			names := columnNames(table)
 			if strings.Join(names, ",") != strings.Join(tt.columns, ",") {
 				t.Errorf("columns %v, want %v", names, tt.columns)
 			}
@@ -208,10 +205,7 @@ func TestTableDefaultColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
-		for _, c := range table.ColumnDefinitions {
-			names = append(names, c.Name)
-		}
+		names := columnNames(table)
 		if strings.Join(names, ",") != "Name,Created At" {
 			t.Errorf("list %v: columns %v, want Name, Created At", asList, names)
 		}
@@ -220,4 +214,12 @@ func TestTableDefaultColumns(t *testing.T) {
 			t.Errorf("list %v: rows %+v, want gadgets.example.com created %s", asList, table.Rows, created)
 		}
 	}
+}
+
+func columnNames(table *metav1.Table) []string {
+	var names []string
+	for _, c := range table.ColumnDefinitions {
+		names = append(names, c.Name)
+	}
+	return names
 }
