@@ -12,14 +12,11 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/kube-openapi/pkg/common"
-	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
 	"github.com/stratadev/strata/apiserver/openapi"
 	"github.com/stratadev/strata/registry"
@@ -139,7 +136,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
 	var err error
-	if s.openapi, err = openapi.New(openAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
+	if s.openapi, err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
 		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apiserver: OpenAPI documents: %w", err)
@@ -224,18 +221,6 @@ const (
 
 // current is the set of resources served now.
 func (s *Server) current() *served { return s.served.Load() }
-
-// openAPIDefinitions are the generated definitions of the built-in types
-// and of apiextensions.k8s.io's.
-func openAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
-	defs := generatedopenapi.GetOpenAPIDefinitions(ref)
-	for name, d := range apiextensionsopenapi.GetOpenAPIDefinitions(ref) {
-		if _, ok := defs[name]; !ok {
-			defs[name] = d
-		}
-	}
-	return defs
-}
 
 // openAPIScheme names the served types in the OpenAPI documents.
 var openAPIScheme = func() *runtime.Scheme {

@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
 )
 
@@ -24,6 +25,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 	kind := c.res.kind
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
+	obj = s.recordUpdate(c, nil, obj, fieldmanager.ManagerName(params.fieldManager, r.UserAgent()))
 	u, err := kind.PrepareCreate(ctx, obj)
 	if err != nil {
 		writeError(w, err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/internal/jsontape"
 	"github.com/stratadev/strata/registry"
 	strataschema "github.com/stratadev/strata/schema"
@@ -29,19 +32,31 @@ import (
 // so a write conflict applies it again to the newer state; a patch that
 // fails changes nothing.
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
-	kind := c.res.kind
-	patchSchema, _, err := kind.PatchSchema()
+	patchType, err := patchTypeOf(r)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(fmt.Errorf("the schema of %s: %w", kind.GroupResource(), err)))
+		writeError(w, err)
 		return
 	}
-	params, apply, err := s.readPatch(r, c, patchSchema)
+	if patchType == types.ApplyYAMLPatchType {
+		s.serveApply(w, r, c)
+		return
+	}
+	kind := c.res.kind
+	var patchSchema strataschema.Type
+	if patchType == types.StrategicMergePatchType {
+		if patchSchema, _, err = kind.PatchSchema(); err != nil {
+			writeError(w, apierrors.NewInternalError(fmt.Errorf("the schema of %s: %w", kind.GroupResource(), err)))
+			return
+		}
+	}
+	params, apply, err := s.readPatch(r, c, patchType, patchSchema)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	warnings := &registry.Warnings{}
 	var decodeWarnings []string
+	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
 		current, err := json.Marshal(cur.Object)
@@ -60,7 +75,10 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 				Field: "patch", BadValue: field.OmitValueType{}, Detail: err.Error()}})
 		}
 		decodeWarnings = ws
-		return obj, checkNameMatches(obj, c)
+		if err := checkNameMatches(obj, c); err != nil {
+			return nil, err
+		}
+		return s.recordUpdate(c, cur, obj, manager), nil
 	})
 	if err != nil {
 		writeError(w, err)
@@ -70,37 +88,38 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 	writeObject(w, r, http.StatusOK, out.Object)
 }
 
-// patchTypeOf reads the patch type from Content-Type; server-side apply is
-// not served yet (415 saying so), other types are 415.
+// patchTypes are the patch media types served, in kube-apiserver's order.
+// application/apply-patch+cbor is not among them: kube-apiserver v1.37
+// serves it only behind the CBORServingAndStorage feature gate, which is
+// off by default.
+var patchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType}
+
+// patchTypeOf reads the patch type from Content-Type; any other is 415
+// with kube-apiserver's message.
 func patchTypeOf(r *http.Request) (types.PatchType, error) {
 	contentType := r.Header.Get("Content-Type")
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		mediaType = contentType
 	}
-	switch pt := types.PatchType(mediaType); pt {
-	case types.StrategicMergePatchType, types.MergePatchType, types.JSONPatchType:
+	if pt := types.PatchType(mediaType); slices.Contains(patchTypes, pt) {
 		return pt, nil
-	case types.ApplyYAMLPatchType, types.ApplyCBORPatchType:
-		return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			fmt.Sprintf("the server does not implement server-side apply (%s); use kubectl apply without --server-side, or a strategic merge, merge or JSON patch", mediaType))
 	}
-	return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf(
-		"the body of the request was in an unknown format - accepted media types include: %s, %s, %s (got %q)",
-		types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, contentType))
+	accepted := make([]string, len(patchTypes))
+	for i, pt := range patchTypes {
+		accepted[i] = string(pt)
+	}
+	return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "))
 }
 
 // patchFunc applies a parsed patch to a current object's JSON.
 type patchFunc func(current []byte) ([]byte, error)
 
-// readPatch reads a PATCH request: its type, its options, and its body
+// readPatch reads a PATCH request of a type: its options, and its body
 // (size and nesting limits), parsed once into its application. A strategic
 // merge patch follows schema.
-func (s *Server) readPatch(r *http.Request, c *call, patchSchema strataschema.Type) (writeParams, patchFunc, error) {
-	patchType, err := patchTypeOf(r)
-	if err != nil {
-		return writeParams{}, nil, err
-	}
+func (s *Server) readPatch(r *http.Request, c *call, patchType types.PatchType, patchSchema strataschema.Type) (writeParams, patchFunc, error) {
 	params, err := parseWriteParams(r.URL.Query(), "patch", patchType)
 	if err != nil {
 		return writeParams{}, nil, err

@@ -113,6 +113,10 @@ func checkDepth(body []byte) error {
 type writeParams struct {
 	dryRun          bool
 	fieldValidation registry.FieldValidation
+	// fieldManager is the fieldManager parameter (managedFields' manager;
+	// the user agent's when empty); force is server-side apply's.
+	fieldManager string
+	force        bool
 }
 
 // parseWriteParams reads CreateOptions, UpdateOptions or PatchOptions (by
@@ -121,7 +125,8 @@ type writeParams struct {
 // Invalid on the options kind.
 func parseWriteParams(q url.Values, verb string, patchType types.PatchType) (writeParams, error) {
 	var dryRun []string
-	var fv string
+	var fv, manager string
+	var force bool
 	var errs field.ErrorList
 	var kind string
 	var err error
@@ -129,15 +134,16 @@ func parseWriteParams(q url.Values, verb string, patchType types.PatchType) (wri
 	case "create":
 		o := &metav1.CreateOptions{}
 		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
-		kind, dryRun, fv, errs = "CreateOptions", o.DryRun, o.FieldValidation, metavalidation.ValidateCreateOptions(o)
+		kind, dryRun, fv, manager, errs = "CreateOptions", o.DryRun, o.FieldValidation, o.FieldManager, metavalidation.ValidateCreateOptions(o)
 	case "update":
 		o := &metav1.UpdateOptions{}
 		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
-		kind, dryRun, fv, errs = "UpdateOptions", o.DryRun, o.FieldValidation, metavalidation.ValidateUpdateOptions(o)
+		kind, dryRun, fv, manager, errs = "UpdateOptions", o.DryRun, o.FieldValidation, o.FieldManager, metavalidation.ValidateUpdateOptions(o)
 	default:
 		o := &metav1.PatchOptions{}
 		err = metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, o)
-		kind, dryRun, fv, errs = "PatchOptions", o.DryRun, o.FieldValidation, metavalidation.ValidatePatchOptions(o, patchType)
+		kind, dryRun, fv, manager, errs = "PatchOptions", o.DryRun, o.FieldValidation, o.FieldManager, metavalidation.ValidatePatchOptions(o, patchType)
+		force = o.Force != nil && *o.Force
 	}
 	if err != nil {
 		return writeParams{}, apierrors.NewBadRequest(err.Error())
@@ -145,7 +151,7 @@ func parseWriteParams(q url.Values, verb string, patchType types.PatchType) (wri
 	if len(errs) > 0 {
 		return writeParams{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
 	}
-	return writeParams{dryRun: len(dryRun) > 0, fieldValidation: registry.FieldValidation(fv)}, nil
+	return writeParams{dryRun: len(dryRun) > 0, fieldValidation: registry.FieldValidation(fv), fieldManager: manager, force: force}, nil
 }
 
 // readDecoded reads a create or update request: its options and its body,

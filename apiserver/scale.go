@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
@@ -57,8 +58,17 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
 }
 
 func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
+	patchType, err := patchTypeOf(r)
+	if err == nil && patchType == types.ApplyYAMLPatchType {
+		err = statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"server-side apply of the scale subresource is not served by strata; apply the object itself")
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	// A Scale has no lists: a strategic merge patch needs no schema.
-	params, apply, err := s.readPatch(r, c, nil)
+	params, apply, err := s.readPatch(r, c, patchType, nil)
 	if err != nil {
 		writeError(w, err)
 		return

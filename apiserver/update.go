@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 )
@@ -32,8 +33,9 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, "update", c.info.Subresource, warnings)
+	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
-		return obj.DeepCopyObject(), nil
+		return s.recordUpdate(c, cur, obj.DeepCopyObject(), manager), nil
 	})
 	if err != nil {
 		writeError(w, err)

@@ -51,6 +51,10 @@ type custom struct {
 	// scale is the version's scale subresource; nil without one.
 	scale *apiextensionsv1.CustomResourceSubresourceScale
 
+	// crdFieldTypes are the CRD's server-side apply types, shared by its
+	// versions.
+	crdFieldTypes
+
 	patchOnce   sync.Once
 	patchSchema strataschema.Type
 	patchErr    error
@@ -76,12 +80,19 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 	if names.Plural == "" {
 		names = crd.Spec.Names
 	}
+	fieldTypes, err := newCRDFieldTypes(crd)
+	if err != nil {
+		return nil, fmt.Errorf("registry: CRD %s: %w", crd.Name, err)
+	}
 	var kinds []*Kind
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
 		k, err := customKind(crd, raw, internal, v, names, storageVersion)
+		if k != nil {
+			k.custom.crdFieldTypes = fieldTypes
+		}
 		if err != nil {
 			return nil, fmt.Errorf("registry: CRD %s version %s: %w", crd.Name, v.Name, err)
 		}
@@ -141,8 +152,8 @@ func customKind(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]an
 	k := &Kind{
 		GVK: gvk, Resource: names.Plural, SingularName: names.Singular, Namespaced: namespaced,
 		ShortNames: names.ShortNames, Categories: names.Categories,
-		strategy: strategy,
-		custom:   &custom{crd: crd, raw: raw, structural: structural, storageVersion: storageVersion, table: table},
+		strategy: strategy, fields: &fieldManagers{},
+		custom: &custom{crd: crd, raw: raw, structural: structural, storageVersion: storageVersion, table: table},
 	}
 	if k.SingularName == "" {
 		k.SingularName = singular(names.Kind)

@@ -62,6 +62,8 @@ type Kind struct {
 	// schemas' x-kubernetes-patch-* keys strata keeps beside the typed
 	// object (crdextensions.go).
 	keepsSchemaExtensions bool
+	// fields are the kind's field managers (fieldmanager.go).
+	fields *fieldManagers
 }
 
 // GroupResource names the kind's resource.
@@ -166,6 +168,7 @@ func Builtin() []*Kind {
 	for i := range builtin {
 		k := builtin[i]
 		k.SingularName = singular(k.GVK.Kind)
+		k.fields = &fieldManagers{}
 		out[i] = &k
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -1,0 +1,121 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stratadev/strata/fieldmanager"
+	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
+)
+
+// serveApply answers server-side apply (PATCH with
+// application/apply-patch+yaml): the configuration is merged into the live
+// object by the upstream field manager inside the guaranteed update, so a
+// write conflict merges it again into the newer state; the result goes
+// through the kind's strategy like any update. An object that does not
+// exist is created (201), as kube-apiserver does.
+func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
+	kind := c.res.kind
+	params, err := parseWriteParams(r.URL.Query(), "patch", types.ApplyYAMLPatchType)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	config, err := s.readBody(r)
+	if err == nil {
+		err = checkDepth(config)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	fm, err := kind.FieldManager(c.info.Subresource)
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(fmt.Errorf("the field manager of %s: %w", kind.GroupResource(), err)))
+		return
+	}
+	opts := fieldmanager.ApplyOptions{Manager: params.fieldManager, Force: params.force, FieldValidation: string(params.fieldValidation)}
+	warnings := &registry.Warnings{}
+	var applyWarnings []string
+	apply := func(live runtime.Object) (runtime.Object, error) {
+		obj, ws, err := fm.Apply(live, config, opts)
+		if err != nil {
+			return nil, err
+		}
+		applyWarnings = ws
+		return obj, checkNameMatches(obj, c)
+	}
+	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	code := http.StatusOK
+	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) { return apply(cur) })
+	if errors.Is(err, storage.ErrNotFound) && c.info.Subresource == "" {
+		code = http.StatusCreated
+		out, err = s.createByApply(r.Context(), c, params, fm, apply, warnings)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, append(applyWarnings, warnings.List()...))
+	writeObject(w, r, code, out.Object)
+}
+
+// createByApply creates the object an apply names when it does not exist:
+// the configuration applied to an empty object, then the kind's create
+// strategy. A create that loses a race with another is answered 409, as
+// kube-apiserver's store answers it.
+func (s *Server) createByApply(reqCtx context.Context, c *call, params writeParams, fm *fieldmanager.Manager,
+	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (*unstructured.Unstructured, error) {
+	kind := c.res.kind
+	if c.res.terminating {
+		return nil, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"create not allowed while custom resource definition is terminating")
+	}
+	empty, err := fm.Empty()
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj, err := apply(empty)
+	if err != nil {
+		return nil, err
+	}
+	ctx := kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
+	u, err := kind.PrepareCreate(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	if kind.Namespaced {
+		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	if params.dryRun {
+		return u, nil
+	}
+	return c.res.store.Create(ctx, u)
+}
+
+// recordUpdate records in obj's managedFields what a write other than
+// apply changed, under manager, as kube-apiserver does for create (live is
+// nil), update and every patch type. Like kube-apiserver it never fails the
+// write: a kind whose field manager cannot be built keeps obj as it is.
+func (s *Server) recordUpdate(c *call, live, obj runtime.Object, manager string) runtime.Object {
+	fm, err := c.res.kind.FieldManager(c.info.Subresource)
+	if err == nil && live == nil {
+		live, err = fm.Empty()
+	}
+	if err != nil {
+		s.log.Warn("managedFields not recorded", "resource", c.res.kind.GroupResource().String(), "err", err)
+		return obj
+	}
+	return fm.Update(live, obj, manager)
+}

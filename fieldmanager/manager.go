@@ -1,0 +1,163 @@
+package fieldmanager
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
+)
+
+// Config is what a Manager is built from: the kind's type converter, the
+// scheme (or a CRD's converter) that converts between its versions and the
+// hub, defaults and creates its objects, and the fields its strategy
+// resets (they are never owned: spec for a status write, status for a
+// main-resource write).
+type Config struct {
+	TypeConverter managedfields.TypeConverter
+	Converter     runtime.ObjectConvertor
+	Defaulter     runtime.ObjectDefaulter
+	Creater       runtime.ObjectCreater
+	// Kind is the served kind; Hub the version conversions go through
+	// (the internal version for built-in kinds, the storage version for
+	// custom ones).
+	Kind schema.GroupVersionKind
+	Hub  schema.GroupVersion
+	// Subresource is "" for the resource itself, or "status" / "scale".
+	Subresource string
+	ResetFields map[fieldpath.APIVersion]fieldpath.Filter
+	// Custom selects apiextensions-apiserver's variant (CRD versions
+	// convert as unstructured objects).
+	Custom bool
+}
+
+// Manager keeps the managedFields of one kind's objects (or one of its
+// subresources) and applies configurations to them.
+type Manager struct {
+	fm        *managedfields.FieldManager
+	kind      schema.GroupVersionKind
+	converter runtime.ObjectConvertor
+	creater   runtime.ObjectCreater
+}
+
+// New builds the manager kube-apiserver installs for the kind: the default
+// chain (version check, last-applied annotation, capped update managers,
+// manager info, structured merge).
+func New(c Config) (*Manager, error) {
+	build := managedfields.NewDefaultFieldManager
+	if c.Custom {
+		build = managedfields.NewDefaultCRDFieldManager
+	}
+	fm, err := build(c.TypeConverter, c.Converter, c.Defaulter, c.Creater, c.Kind, c.Hub, c.Subresource, c.ResetFields)
+	if err != nil {
+		return nil, fmt.Errorf("fieldmanager: %v: %w", c.Kind, err)
+	}
+	return &Manager{fm: fm, kind: c.Kind, converter: c.Converter, creater: c.Creater}, nil
+}
+
+// Empty is the live object a create starts from: an empty object of the
+// kind, with no managedFields.
+func (m *Manager) Empty() (runtime.Object, error) {
+	obj, err := m.creater.New(m.kind)
+	if err != nil {
+		return nil, fmt.Errorf("fieldmanager: new %v: %w", m.kind, err)
+	}
+	return obj, nil
+}
+
+// Update records in obj's managedFields the fields manager changed from
+// live to obj, and returns obj. Like kube-apiserver it never fails a write:
+// managedFields it cannot compute are kept as they were.
+func (m *Manager) Update(live, obj runtime.Object, manager string) runtime.Object {
+	return m.fm.UpdateNoErrors(live, obj, manager)
+}
+
+// ApplyOptions are a server-side apply request's options.
+type ApplyOptions struct {
+	// Manager is the fieldManager query parameter (required; checked with
+	// the other PatchOptions before Apply).
+	Manager string
+	Force   bool
+	// FieldValidation is Strict, Warn (or empty) or Ignore: duplicate
+	// fields in the configuration are an error, a warning, or neither.
+	FieldValidation string
+}
+
+// Apply merges an applied configuration (YAML or JSON) into live (an
+// object of the kind; a new, empty one to create) and returns the result in
+// the served version with its managedFields, and the warnings to send.
+// Conflicts with other managers are 409 as kube-apiserver words them.
+func (m *Manager) Apply(live runtime.Object, config []byte, opts ApplyOptions) (runtime.Object, []string, error) {
+	applied := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(config, &applied.Object); err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	if applied.Object == nil {
+		// A body of "null" or nothing at all.
+		applied.Object = map[string]any{}
+	}
+	out, err := m.fm.Apply(live, applied, opts.Manager, opts.Force)
+	if err != nil {
+		return nil, nil, asStatus(err)
+	}
+	var warnings []string
+	if opts.FieldValidation != "Ignore" {
+		if err := yaml.UnmarshalStrict(config, &map[string]any{}); err != nil {
+			if opts.FieldValidation == "Strict" {
+				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+			}
+			warnings = append(warnings, err.Error())
+		}
+	}
+	served, err := m.converter.ConvertToVersion(out, m.kind.GroupVersion())
+	if err != nil {
+		return nil, nil, apierrors.NewInternalError(fmt.Errorf("fieldmanager: the applied %s to %s: %w", m.kind.Kind, m.kind.GroupVersion(), err))
+	}
+	return served, warnings, nil
+}
+
+// asStatus keeps the field manager's API errors (409 conflicts, 400 on a
+// wrong apiVersion or kind) and turns a configuration the kind's schema
+// cannot hold — a field it does not declare, a list item without its key —
+// into 400: kube-apiserver answers these with 500 (kubernetes#122480,
+// #139253), though they are the client's mistake.
+func asStatus(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	if strings.HasPrefix(err.Error(), "failed to create typed patch object") {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// ManagerName is the manager a write is recorded under: the fieldManager
+// query parameter, or else the user agent up to its first "/", without
+// unprintable characters and cut to 128 bytes, as kube-apiserver derives
+// it (kubectl's "kubectl/v1.37.2 (linux/amd64) ..." is "kubectl").
+func ManagerName(fieldManager, userAgent string) string {
+	if fieldManager != "" {
+		return fieldManager
+	}
+	prefix, _, _ := strings.Cut(userAgent, "/")
+	var buf bytes.Buffer
+	for _, r := range prefix {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if buf.Len()+utf8.RuneLen(r) > metavalidation.FieldManagerMaxLength {
+			break
+		}
+		buf.WriteRune(r)
+	}
+	return buf.String()
+}
