@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -52,6 +53,14 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 			return nil, err
 		}
 		applyWarnings = ws
+		if kind.CRD() != nil {
+			// The merged custom resource holds the configuration's YAML
+			// numbers as floats: decode it as a body is decoded (integers,
+			// metadata coerced, schema defaults).
+			if obj, err = redecode(kind, obj); err != nil {
+				return nil, err
+			}
+		}
 		return obj, checkNameMatches(obj, c)
 	}
 	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
@@ -117,5 +126,15 @@ func (s *Server) recordUpdate(c *call, live, obj runtime.Object, manager string)
 		s.log.Warn("managedFields not recorded", "resource", c.res.kind.GroupResource().String(), "err", err)
 		return obj
 	}
-	return fm.Update(live, obj, manager)
+	return registry.UpdateTyped(obj, func(obj runtime.Object) runtime.Object { return fm.Update(live, obj, manager) })
+}
+
+// redecode passes an object through the kind's decoding again.
+func redecode(kind *registry.Kind, obj runtime.Object) (runtime.Object, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out, _, err := kind.Decode(data, registry.FieldValidationIgnore)
+	return out, err
 }

@@ -139,3 +139,18 @@ func lookupPath(v any, path []string) any {
 	}
 	return v
 }
+
+// UpdateTyped runs update on the typed object inside a decoded body: a
+// CRD's body carries its kept schema extensions beside the typed CRD, and
+// code that knows only the typed object (the field manager) works on the
+// CRD itself.
+func UpdateTyped(obj runtime.Object, update func(runtime.Object) runtime.Object) runtime.Object {
+	c, ok := obj.(*crdBody)
+	if !ok {
+		return update(obj)
+	}
+	if crd, ok := update(c.CustomResourceDefinition).(*apiextensionsv1.CustomResourceDefinition); ok {
+		c.CustomResourceDefinition = crd
+	}
+	return c
+}
