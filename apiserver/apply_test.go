@@ -3,8 +3,8 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"

@@ -31,6 +31,9 @@ var scenarios = []scenario{
 	{"api-resources", testAPIResources},
 	{"explain", testExplain},
 	{"version", testVersion},
+	{"server-side-apply", testServerSideApply},
+	{"client-to-server-side", testClientToServerSide},
+	{"applyset", testApplySet},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.
