@@ -340,12 +340,21 @@ func (ts *testServer) applyStep(t *testing.T, resource, name string, st applySte
 		data, _ := json.Marshal(cur)
 		body, method, ctype, query = string(data), http.MethodPut, "application/json", ""
 	}
-	req, err := http.NewRequest(method, ts.http.URL+path+query, strings.NewReader(body))
+	return ts.send(t, method, path+query, ctype, []byte(body), "User-Agent", st.by)
+}
+
+// send makes one request with a body and headers (name, value pairs) and
+// returns the status code and the answer.
+func (ts *testServer) send(t *testing.T, method, path, contentType string, body []byte, headers ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.http.URL+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", ctype)
-	req.Header.Set("User-Agent", st.by)
+	req.Header.Set("Content-Type", contentType)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
