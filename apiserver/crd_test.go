@@ -29,7 +29,7 @@ var (
 
 // createWidgetsCRD creates testdata/widgets-crd.yaml and waits until it is
 // Established and its resources answer.
-func createWidgetsCRD(t *testing.T, ts *testServer) *unstructured.Unstructured {
+func createWidgetsCRD(t testing.TB, ts *testServer) *unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile("testdata/widgets-crd.yaml")
 	if err != nil {

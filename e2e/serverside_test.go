@@ -34,9 +34,10 @@ func testServerSideApply(t *testing.T, k *kubectl, ns string) {
 		t.Fatalf("want exit 1 and a diff from 2 to 5 replicas without the tier label\n%v", r)
 	}
 
-	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "--force-conflicts", "-n", ns, "-f", web5)
+	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-n", ns, "-f", web5)
 	k.exact(t, "5 front", get("{.spec.replicas} {.metadata.labels.tier}")...)
 	// kubectl no longer applies the label and bob never did: it goes.
+	// Both apply 5 replicas: no conflict.
 	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "-n", ns, "-f", web5)
 	k.exact(t, "5 ", get("{.spec.replicas} {.metadata.labels.tier}")...)
 }
@@ -51,8 +52,14 @@ func testClientToServerSide(t *testing.T, k *kubectl, ns string) {
 	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "-n", ns, "-f", web)
 	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "-n", ns, "-f", web5)
 	k.exact(t, "5 ", "get", "deployment", "web", "-n", ns, "-o", "jsonpath={.spec.replicas} {.metadata.labels.tier}")
-	k.exact(t, "kubectl/Apply", "get", "deployment", "web", "-n", ns, "-o",
-		`jsonpath={range .metadata.managedFields[?(@.manager!="before-first-apply")]}{.manager}/{.operation}{end}`)
+	// kubectl-client-side-apply's ownership has moved to kubectl; kubectl
+	// owns the last-applied annotation as kubectl-last-applied.
+	managers := strings.Fields(k.ok(t, "get", "deployment", "web", "-n", ns, "-o",
+		`jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation}{"\n"}{end}`))
+	slices.Sort(managers)
+	if want := []string{"kubectl-last-applied/Apply", "kubectl/Apply"}; !slices.Equal(managers, want) {
+		t.Fatalf("managers %q, want %q", managers, want)
+	}
 }
 
 // testApplySet prunes, with an ApplySet (client-side, then server-side),
@@ -68,6 +75,6 @@ func testApplySet(t *testing.T, k *kubectl, ns string) {
 		withSets.exact(t, "configmap/a "+tc.first+"\nconfigmap/b "+tc.first+"\n", append(args, testdata(t, "applyset-ab"))...)
 		withSets.exact(t, "configmap/a "+tc.again+"\nconfigmap/b pruned\n", append(args, testdata(t, "applyset-a"))...)
 		k.exact(t, "a", "get", "configmaps", "-n", ns, "-l", "applyset.kubernetes.io/part-of", "-o", "jsonpath={.items[*].metadata.name}")
-		k.exact(t, `configmap "a" deleted`+"\n", "delete", "configmap", "a", "-n", ns)
+		k.exact(t, `configmap "a" deleted from `+ns+" namespace\n", "delete", "configmap", "a", "-n", ns)
 	}
 }
