@@ -11,6 +11,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -474,5 +479,44 @@ func assertManaged(t *testing.T, got map[string]any, want string) {
 	if diff := cmp.Diff(w, entries); diff != "" {
 		data, _ := yaml.Marshal(entries)
 		t.Fatalf("managedFields (-want +got):\n%s\ngot:\n%s", diff, data)
+	}
+}
+
+// TestApplyTypedClient applies with client-go's typed Apply and apply
+// configurations, as current controllers do: create, a conflicting apply
+// by another manager, the same forced, and extraction of what a manager
+// owns (ExtractDeployment reads managedFields).
+func TestApplyTypedClient(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := t.Context()
+	deployments := ts.client.AppsV1().Deployments("default")
+	labels := map[string]string{"app": "typed"}
+	config := appsv1ac.Deployment("typed", "default").WithSpec(appsv1ac.DeploymentSpec().
+		WithReplicas(2).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(corev1ac.PodSpec().
+			WithContainers(corev1ac.Container().WithName("app").WithImage("nginx")))))
+	created, err := deployments.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "controller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *created.Spec.Replicas != 2 || created.Generation != 1 || len(created.ManagedFields) != 1 {
+		t.Fatalf("created: replicas %d, generation %d, managedFields %v", *created.Spec.Replicas, created.Generation, created.ManagedFields)
+	}
+	scale := appsv1ac.Deployment("typed", "default").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(5))
+	_, err = deployments.Apply(ctx, scale, metav1.ApplyOptions{FieldManager: "autoscaler"})
+	if !apierrors.IsConflict(err) || err.Error() != `Apply failed with 1 conflict: conflict with "controller": .spec.replicas` {
+		t.Fatalf("want the conflict on .spec.replicas, got %v", err)
+	}
+	forced, err := deployments.Apply(ctx, scale, metav1.ApplyOptions{FieldManager: "autoscaler", Force: true})
+	if err != nil || *forced.Spec.Replicas != 5 || forced.Generation != 2 {
+		t.Fatalf("forced: %v, %+v", err, forced)
+	}
+	owned, err := appsv1ac.ExtractDeployment(forced, "controller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owned.Spec.Replicas != nil || *owned.Spec.Template.Spec.Containers[0].Image != "nginx" {
+		t.Fatalf("controller still owns replicas or lost the image: %+v", owned.Spec)
 	}
 }
