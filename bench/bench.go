@@ -53,7 +53,8 @@ type Config struct {
 	// ranges' values are not).
 	DecodeLists bool
 	// Only, when set, names the strata operations to run (get, list,
-	// list-rv0, create, patch, watch), each with its etcd counterpart.
+	// list-rv0, create, patch, watch), each with its etcd counterpart;
+	// patch runs the server-side apply cells too.
 	Only []string
 	// Timeout bounds the run (setup and cells); stopping the server and
 	// etcd afterwards takes at most a minute more.

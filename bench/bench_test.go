@@ -36,7 +36,7 @@ func TestRunTiny(t *testing.T) {
 	var want []string
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get"}, {"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
-		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas"},
+		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
 	} {
 		for _, c := range cfg.Concurrency {
 			for _, op := range pair {
@@ -55,9 +55,9 @@ func TestRunTiny(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
-	// create, create-floor, get, list, list-rv0 and patch at each
-	// concurrency, then watch p99 and p50.
-	if n := 6*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// create, create-floor, get, list, list-rv0, patch, apply and apply-2
+	// at each concurrency, then watch p99 and p50.
+	if n := 8*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {

@@ -26,15 +26,19 @@ type op struct {
 // through a server that does nothing else (floor.go).
 type pair struct {
 	strata, etcd op
-	floor        *op
+	// more are further strata operations compared with the same etcd
+	// operation (server-side apply beside strategic PATCH).
+	more  []op
+	floor *op
 }
 
 // ops are the pair's operations in the order each round runs them.
 func (p pair) ops() []op {
-	if p.floor == nil {
-		return []op{p.strata, p.etcd}
+	ops := append([]op{p.strata, p.etcd}, p.more...)
+	if p.floor != nil {
+		ops = append(ops, *p.floor)
 	}
-	return []op{p.strata, p.etcd, *p.floor}
+	return ops
 }
 
 // cellResult is what one cell measured.

@@ -35,6 +35,8 @@ const (
 	opListRV0  = "list-rv0"
 	opCreate   = "create"
 	opPatch    = "patch"
+	opApply    = "apply"
+	opApply2   = "apply-2"
 	opWatch    = "watch"
 	opRange    = "range"
 	opRangeSer = "range-serializable"
@@ -58,7 +60,9 @@ func (r *runner) pairs() []pair {
 		{strata: op{side: sideStrata, name: opCreate, run: r.strataCreate}, etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
 			floor: &op{side: sideFloor, name: opCreateFloor, prepare: r.prepareFloor, run: r.floorCreate}},
 		{strata: op{side: sideStrata, name: opPatch, prepare: r.preparePatch, run: r.strataPatch},
-			etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS}},
+			etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
+			more: []op{{side: sideStrata, name: opApply, prepare: r.prepareApply, run: r.strataApply(1)},
+				{side: sideStrata, name: opApply2, run: r.strataApply(2)}}},
 	}
 }
 

@@ -82,6 +82,8 @@ var ratioSpecs = []ratioSpec{
 	{strata: opList, etcd: opRange, atLeast: 1},
 	{strata: opListRV0, etcd: opRangeSer, atLeast: 1},
 	{strata: opPatch, etcd: opReadCAS, atLeast: 0.50, at: []int{16}},
+	{strata: opApply, etcd: opReadCAS, atLeast: 0.40, at: []int{16}},
+	{strata: opApply2, etcd: opReadCAS},
 }
 
 // watchP99Target is the bound on strata's watch p99 ÷ etcd's.
