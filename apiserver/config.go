@@ -141,6 +141,13 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("apiserver: OpenAPI documents: %w", err)
 	}
+	// Server-side apply's type models take a few hundred milliseconds to
+	// build: build them now, beside start-up, not in the first write.
+	go func() {
+		if err := registry.WarmFieldManagers(); err != nil {
+			s.log.Error("server-side apply's type models", "err", err)
+		}
+	}()
 	if crds, ok := builtins.lookup(registry.CRDResource); ok {
 		s.crds = newCRDController(s, crds)
 		go s.crds.run(ctx)
