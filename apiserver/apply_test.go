@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -518,5 +520,64 @@ func TestApplyTypedClient(t *testing.T) {
 	}
 	if owned.Spec.Replicas != nil || *owned.Spec.Template.Spec.Containers[0].Image != "nginx" {
 		t.Fatalf("controller still owns replicas or lost the image: %+v", owned.Spec)
+	}
+}
+
+// TestApplyCRD applies a CRD server-side, the usual way around the size
+// limit of client-side apply's annotation, and then a custom resource of
+// it.
+func TestApplyCRD(t *testing.T) {
+	ts := newTestServer(t)
+	crd, err := os.ReadFile("../examples/widgets-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com?fieldManager=kubectl"
+	if code, body := ts.send(t, http.MethodPatch, path, "application/apply-patch+yaml", crd); code != http.StatusCreated {
+		t.Fatalf("applying the CRD: %d %s", code, body)
+	}
+	widget, err := os.ReadFile("../examples/widget.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	eventually(t, 5*time.Second, func() string {
+		code, body := ts.send(t, http.MethodPatch, "/apis/example.com/v1/namespaces/default/widgets/gizmo?fieldManager=kubectl",
+			"application/apply-patch+yaml", widget)
+		if code != http.StatusCreated {
+			return fmt.Sprintf("applying the widget: %d %s", code, body)
+		}
+		name = jsonField(body, "metadata", "name")
+		return ""
+	})
+	if name != "gizmo" {
+		t.Fatalf("created %q", name)
+	}
+}
+
+// TestManagedFieldsCapped: past ten managers of updates, the oldest are
+// merged into one "ancient-changes" entry, as kube-apiserver bounds them.
+func TestManagedFieldsCapped(t *testing.T) {
+	ts := newTestServer(t)
+	cm := cmPath + "/capped"
+	if code, body := ts.send(t, http.MethodPost, cmPath, "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"capped"},"data":{"init":"x"}}`), "User-Agent", "creator"); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	for i := range 12 {
+		patch := fmt.Appendf(nil, `{"data":{"k%d":"v"}}`, i)
+		if code, body := ts.send(t, http.MethodPatch, cm+fmt.Sprintf("?fieldManager=m%02d", i), "application/merge-patch+json", patch); code != http.StatusOK {
+			t.Fatalf("patch %d: %d %s", i, code, body)
+		}
+	}
+	var managers []string
+	entries, _ := ts.getJSON(t, cm)["metadata"].(map[string]any)["managedFields"].([]any)
+	for _, e := range entries {
+		managers = append(managers, e.(map[string]any)["manager"].(string))
+	}
+	slices.Sort(managers)
+	want := []string{"ancient-changes", "m03", "m04", "m05", "m06", "m07", "m08", "m09", "m10", "m11"}
+	if !slices.Equal(managers, want) {
+		t.Fatalf("managers %v, want %v", managers, want)
 	}
 }
