@@ -373,6 +373,8 @@ func normalizeJSON(v any) any {
 	return out
 }
 
+// managedWithoutTime is an object's managedFields without their times,
+// in the order kube-apiserver sorts the entries of one second.
 func managedWithoutTime(obj map[string]any) []any {
 	entries, _ := normalizeJSON(obj["metadata"].(map[string]any)["managedFields"]).([]any)
 	for _, e := range entries {

@@ -80,6 +80,16 @@ const aliceDeploy = `
               f:image: {}
               f:name: {}`
 
+// bobReplicas is bob's entry once he has applied .spec.replicas.
+const bobReplicas = `
+- manager: bob
+  operation: Apply
+  apiVersion: apps/v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:spec:
+      f:replicas: {}`
+
 func TestApplyScenarios(t *testing.T) {
 	ts := newTestServer(t)
 	createWidgetsCRD(t, ts)
@@ -136,15 +146,8 @@ var applyScenarios = []applyScenario{{
 			code: http.StatusConflict, message: `Apply failed with 1 conflict: conflict with "alice": .spec.replicas`},
 		{by: "bob", op: "force", body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":3}}`},
 	},
-	want: `{spec: {replicas: 3}}`,
-	managed: strings.Replace(aliceDeploy, "      f:replicas: {}\n", "", 1) + `
-- manager: bob
-  operation: Apply
-  apiVersion: apps/v1
-  fieldsType: FieldsV1
-  fieldsV1:
-    f:spec:
-      f:replicas: {}`,
+	want:    `{spec: {replicas: 3}}`,
+	managed: strings.Replace(aliceDeploy, "      f:replicas: {}\n", "", 1) + bobReplicas,
 }, {
 	name: "co-ownership by applying the same value", resource: deployments, object: "web",
 	steps: []applyStep{
@@ -152,15 +155,8 @@ var applyScenarios = []applyScenario{{
 		{by: "bob", op: "apply", body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2}}`},
 		{by: "bob", op: "noop", body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2}}`},
 	},
-	want: `{spec: {replicas: 2}}`,
-	managed: aliceDeploy + `
-- manager: bob
-  operation: Apply
-  apiVersion: apps/v1
-  fieldsType: FieldsV1
-  fieldsV1:
-    f:spec:
-      f:replicas: {}`,
+	want:    `{spec: {replicas: 2}}`,
+	managed: aliceDeploy + bobReplicas,
 }, {
 	name: "a field one manager stops applying is removed, one another owns stays", resource: deployments, object: "web",
 	steps: []applyStep{
@@ -465,15 +461,7 @@ func subset(got, want any, path string) (string, bool) {
 // differently).
 func assertManaged(t *testing.T, got map[string]any, want string) {
 	t.Helper()
-	entries, _ := got["metadata"].(map[string]any)["managedFields"].([]any)
-	for _, e := range entries {
-		delete(e.(map[string]any), "time")
-	}
-	key := func(e any) string {
-		m := e.(map[string]any)
-		return fmt.Sprint(m["operation"], "/", m["manager"], "/", m["subresource"])
-	}
-	slices.SortStableFunc(entries, func(a, b any) int { return strings.Compare(key(a), key(b)) })
+	entries := managedWithoutTime(got)
 	var w []any
 	if err := yaml.Unmarshal([]byte(want), &w); err != nil {
 		t.Fatal(err)

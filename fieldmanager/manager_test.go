@@ -52,15 +52,22 @@ func (newUnstructured) New(gvk schema.GroupVersionKind) (runtime.Object, error) 
 	return u, nil
 }
 
-// TestApplyAnswers checks the answers Apply words itself: undecodable
-// configurations, duplicate fields under Strict and Warn, and a conflict.
-func TestApplyAnswers(t *testing.T) {
+// newThingManager manages a custom kind without a schema (every list
+// atomic, every map granular).
+func newThingManager(t testing.TB) *Manager {
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Thing"}
 	m, err := New(Config{TypeConverter: managedfields.NewDeducedTypeConverter(), Converter: nopConverter{}, Defaulter: noDefaults{},
 		Creater: newUnstructured{}, Kind: gvk, Hub: gvk.GroupVersion(), Custom: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestApplyAnswers checks the answers Apply words itself: undecodable
+// configurations, duplicate fields under Strict and Warn, and a conflict.
+func TestApplyAnswers(t *testing.T) {
+	m := newThingManager(t)
 	empty, _ := m.Empty()
 	cfg := "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: 1}\n"
 	live, warnings, err := m.Apply(empty, []byte(cfg), ApplyOptions{Manager: "alice"})
@@ -107,12 +114,7 @@ func TestApplyAnswers(t *testing.T) {
 // FuzzApply: no configuration makes Apply panic, and every refusal is an
 // API status of 400 or 409 (500 would be strata failing on input).
 func FuzzApply(f *testing.F) {
-	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Thing"}
-	m, err := New(Config{TypeConverter: managedfields.NewDeducedTypeConverter(), Converter: nopConverter{}, Defaulter: noDefaults{},
-		Creater: newUnstructured{}, Kind: gvk, Hub: gvk.GroupVersion(), Custom: true})
-	if err != nil {
-		f.Fatal(err)
-	}
+	m := newThingManager(f)
 	for _, s := range []string{
 		"apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: 1, list: [a, b]}\n",
 		`{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"managedFields":[{"manager":"x"}]}}`,
