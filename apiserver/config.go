@@ -18,6 +18,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
 	"k8s.io/kube-openapi/pkg/common"
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
@@ -226,12 +228,14 @@ const (
 func (s *Server) current() *served { return s.served.Load() }
 
 // openAPIDefinitions are the generated definitions of the built-in types
-// and of apiextensions.k8s.io's.
+// and of apiextensions.k8s.io's and apiregistration.k8s.io's.
 func openAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	defs := generatedopenapi.GetOpenAPIDefinitions(ref)
-	for name, d := range apiextensionsopenapi.GetOpenAPIDefinitions(ref) {
-		if _, ok := defs[name]; !ok {
-			defs[name] = d
+	for _, more := range []common.GetOpenAPIDefinitions{apiextensionsopenapi.GetOpenAPIDefinitions, aggregatoropenapi.GetOpenAPIDefinitions} {
+		for name, d := range more(ref) {
+			if _, ok := defs[name]; !ok {
+				defs[name] = d
+			}
 		}
 	}
 	return defs
@@ -242,6 +246,7 @@ var openAPIScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiregistrationv1.AddToScheme(s))
 	return s
 }()
 

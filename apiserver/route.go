@@ -75,7 +75,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{info: info, res: res}
-	if !methodAllowed(res, info) {
+	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) {
 		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"the server does not allow this method on the requested resource"))
 		return
