@@ -155,11 +155,11 @@ var builtin = []Kind{
 	{GVK: admission.WithKind("ValidatingAdmissionPolicy"), Resource: "validatingadmissionpolicies",
 		Categories: apiExtensions, strategy: vapStrategy, status: validatingadmissionpolicy.NewStatusStrategy(vapStrategy)},
 	{GVK: admission.WithKind("ValidatingAdmissionPolicyBinding"), Resource: "validatingadmissionpolicybindings",
-		Categories: apiExtensions, strategy: validatingadmissionpolicybinding.NewStrategy(nil, nil, nil)},
+		Categories: apiExtensions, strategy: validatingadmissionpolicybinding.NewStrategy(nil, nil, noResolver{})},
 	{GVK: admission.WithKind("MutatingAdmissionPolicy"), Resource: "mutatingadmissionpolicies",
 		Categories: apiExtensions, strategy: mutatingadmissionpolicy.NewStrategy(nil, nil)},
 	{GVK: admission.WithKind("MutatingAdmissionPolicyBinding"), Resource: "mutatingadmissionpolicybindings",
-		Categories: apiExtensions, strategy: mutatingadmissionpolicybinding.NewStrategy(nil, nil, nil)},
+		Categories: apiExtensions, strategy: mutatingadmissionpolicybinding.NewStrategy(nil, nil, noResolver{})},
 
 	// apiextensions.k8s.io
 	{GVK: ext.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", ShortNames: []string{"crd", "crds"},
