@@ -88,7 +88,7 @@ func (s *served) writeResourceList(w http.ResponseWriter, gv schema.GroupVersion
 				Verbs: []string{"get", "patch", "update"},
 			})
 		}
-		if k.Scale() != nil {
+		if k.HasScale() {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: k.Resource + "/scale", Namespaced: k.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale",
 				Verbs: []string{"get", "patch", "update"},

@@ -30,6 +30,9 @@ type Kind struct {
 	// verbs are the resource's verbs when kube-apiserver's storage of it
 	// does not serve all of allVerbs (namespaces have no deletecollection).
 	verbs []string
+	// scale reads the Scale's selector of a built-in kind with a scale
+	// subresource (custom kinds describe theirs in the CRD); nil for none.
+	scale scaleSelector
 	// status is the strategy of the status subresource; nil when the kind
 	// has none.
 	status rest.RESTUpdateStrategy
@@ -77,7 +80,7 @@ func (k *Kind) Subresources() []string {
 	if k.HasStatus() {
 		out = append(out, "status")
 	}
-	if k.Scale() != nil {
+	if k.HasScale() {
 		out = append(out, "scale")
 	}
 	return out
