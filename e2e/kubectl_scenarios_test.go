@@ -31,6 +31,9 @@ var scenarios = []scenario{
 	{"api-resources", testAPIResources},
 	{"explain", testExplain},
 	{"version", testVersion},
+	{"scale", testScale},
+	{"create-ingress-pdb", testCreateIngressAndPDB},
+	{"describe-events", testDescribeEvents},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.

@@ -33,6 +33,9 @@ type Kind struct {
 	// scale reads the Scale's selector of a built-in kind with a scale
 	// subresource (custom kinds describe theirs in the CRD); nil for none.
 	scale scaleSelector
+	// attrs gives the fields a field selector matches when the kind has
+	// more than metadata.name and metadata.namespace (fields.go).
+	attrs attrsFunc
 	// status is the strategy of the status subresource; nil when the kind
 	// has none.
 	status rest.RESTUpdateStrategy
