@@ -205,6 +205,10 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if k.CRD() != nil {
 		sc.StorageVersion = k.StorageVersion()
 	}
+	if keys, toStored, fromStored, ok := k.StoredWith(); ok {
+		sc.KeyResource = keys
+		sc.Convert = &storage.Conversion{ToStored: toStored, FromStored: fromStored}
+	}
 	if s.cfg.Storage != nil {
 		s.cfg.Storage(&sc)
 	}

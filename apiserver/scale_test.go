@@ -140,8 +140,8 @@ func TestBuiltinScale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := &autoscalingv1.Scale{ // client-go drops the TypeMeta of typed objects
-
+			// client-go drops the TypeMeta of typed objects.
+			want := &autoscalingv1.Scale{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: obj.GetUID(),
 					ResourceVersion: obj.GetResourceVersion(), CreationTimestamp: obj.GetCreationTimestamp()},
 				Spec: autoscalingv1.ScaleSpec{Replicas: 2}, Status: autoscalingv1.ScaleStatus{Selector: "app=web"}}

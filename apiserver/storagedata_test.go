@@ -34,9 +34,7 @@ var stubImages = strings.NewReplacer("$namespace", stubNamespace,
 
 // unservedStubs are the examples of versions strata does not serve, with
 // the reason.
-var unservedStubs = map[string]string{
-	"autoscaling/v1 horizontalpodautoscalers": "only the preferred version autoscaling/v2 is served",
-}
+var unservedStubs = map[string]string{}
 
 func readStorageStubs(t *testing.T) []storageStub {
 	t.Helper()

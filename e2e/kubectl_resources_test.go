@@ -47,7 +47,7 @@ func testDescribeEvents(t *testing.T, k *kubectl, ns string) {
 	if out := k.ok(t, "describe", "deployment", "web", "-n", ns); !row.MatchString(out) {
 		t.Errorf("describe deployment shows no event row %v:\n%s", row, out)
 	}
-	row = regexp.MustCompile(`(?m)^\S+\s+Normal\s+ScalingReplicaSet\s+deployment/web\s+Scaled up replica set web-abc to 1$`)
+	row = regexp.MustCompile(`(?m)^\S+\s+Normal\s+ScalingReplicaSet\s+Deployment/web\s+Scaled up replica set web-abc to 1$`)
 	if out := k.ok(t, "events", "--for", "deployment/web", "-n", ns); !row.MatchString(out) {
 		t.Errorf("kubectl events --for shows no row %v:\n%s", row, out)
 	}

@@ -71,26 +71,27 @@ import (
 )
 
 var (
-	core          = schema.GroupVersion{Version: "v1"}
-	admission     = schema.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}
-	apiregv1      = schema.GroupVersion{Group: "apiregistration.k8s.io", Version: "v1"}
-	apps          = schema.GroupVersion{Group: "apps", Version: "v1"}
-	autoscalingv2 = schema.GroupVersion{Group: "autoscaling", Version: "v2"}
-	batch         = schema.GroupVersion{Group: "batch", Version: "v1"}
-	certs         = schema.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}
-	coordination  = schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
-	discovery     = schema.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}
-	events        = schema.GroupVersion{Group: "events.k8s.io", Version: "v1"}
-	flowcontrol   = schema.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}
-	networking    = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
-	nodegv        = schema.GroupVersion{Group: "node.k8s.io", Version: "v1"}
-	policy        = schema.GroupVersion{Group: "policy", Version: "v1"}
-	rbac          = schema.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
-	resourcegv    = schema.GroupVersion{Group: "resource.k8s.io", Version: "v1"}
-	scheduling    = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}
-	storagegv     = schema.GroupVersion{Group: "storage.k8s.io", Version: "v1"}
-	svm           = schema.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}
-	ext           = schema.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}
+	core           = schema.GroupVersion{Version: "v1"}
+	admission      = schema.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}
+	apiregv1       = schema.GroupVersion{Group: "apiregistration.k8s.io", Version: "v1"}
+	apps           = schema.GroupVersion{Group: "apps", Version: "v1"}
+	autoscalingGV1 = schema.GroupVersion{Group: "autoscaling", Version: "v1"}
+	autoscalingv2  = schema.GroupVersion{Group: "autoscaling", Version: "v2"}
+	batch          = schema.GroupVersion{Group: "batch", Version: "v1"}
+	certs          = schema.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}
+	coordination   = schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
+	discovery      = schema.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}
+	events         = schema.GroupVersion{Group: "events.k8s.io", Version: "v1"}
+	flowcontrol    = schema.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}
+	networking     = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
+	nodegv         = schema.GroupVersion{Group: "node.k8s.io", Version: "v1"}
+	policy         = schema.GroupVersion{Group: "policy", Version: "v1"}
+	rbac           = schema.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+	resourcegv     = schema.GroupVersion{Group: "resource.k8s.io", Version: "v1"}
+	scheduling     = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}
+	storagegv      = schema.GroupVersion{Group: "storage.k8s.io", Version: "v1"}
+	svm            = schema.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}
+	ext            = schema.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}
 )
 
 var (
@@ -111,7 +112,7 @@ var (
 
 // builtin is the table of built-in kinds: every resource kube-apiserver
 // v1.37 serves with its default flags (see testdata/api-resources.txt),
-// in its preferred version, except the authentication.k8s.io and
+// in its preferred version (and autoscaling/v1 HorizontalPodAutoscalers), except the authentication.k8s.io and
 // authorization.k8s.io reviews and core bindings and componentstatuses.
 // Short names, categories and verbs are those of kube-apiserver's REST
 // storage for each resource (k8s.io/kubernetes/pkg/registry/<group>/<resource>/storage).
@@ -198,10 +199,15 @@ var builtin = []Kind{
 		strategy: statefulset.Strategy, status: statefulset.StatusStrategy,
 		scale: labelSelectorOf},
 
-	// autoscaling: v2 only (v1 is served by kube-apiserver too; see docs/server.md).
+	// autoscaling: v2, then v1 of the same objects, stored as v2.
 	{GVK: autoscalingv2.WithKind("HorizontalPodAutoscaler"), Resource: "horizontalpodautoscalers", Namespaced: true,
 		ShortNames: []string{"hpa"}, Categories: all,
 		strategy: horizontalpodautoscaler.Strategy, status: horizontalpodautoscaler.StatusStrategy},
+	{GVK: autoscalingGV1.WithKind("HorizontalPodAutoscaler"), Resource: "horizontalpodautoscalers", Namespaced: true,
+		ShortNames: []string{"hpa"}, Categories: all,
+		strategy: horizontalpodautoscaler.Strategy, status: horizontalpodautoscaler.StatusStrategy,
+		storedAs: &storedAs{gvk: autoscalingv2.WithKind("HorizontalPodAutoscaler"),
+			keys: schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}}},
 
 	// batch
 	{GVK: batch.WithKind("CronJob"), Resource: "cronjobs", Namespaced: true, ShortNames: []string{"cj"}, Categories: all,
@@ -225,7 +231,8 @@ var builtin = []Kind{
 	{GVK: coordination.WithKind("Lease"), Resource: "leases", Namespaced: true, strategy: lease.Strategy},
 	{GVK: discovery.WithKind("EndpointSlice"), Resource: "endpointslices", Namespaced: true, strategy: endpointslice.Strategy},
 	{GVK: events.WithKind("Event"), Resource: "events", Namespaced: true, ShortNames: []string{"ev"}, strategy: event.Strategy,
-		attrs: event.GetAttrs},
+		storedAs: &storedAs{gvk: core.WithKind("Event"), keys: schema.GroupResource{Resource: "events"}},
+		attrs:    event.GetAttrs},
 
 	// flowcontrol.apiserver.k8s.io
 	{GVK: flowcontrol.WithKind("FlowSchema"), Resource: "flowschemas",

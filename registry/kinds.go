@@ -36,6 +36,8 @@ type Kind struct {
 	// attrs gives the fields a field selector matches when the kind has
 	// more than metadata.name and metadata.namespace (fields.go).
 	attrs attrsFunc
+	// storedAs is set for kinds stored in another version (versions.go).
+	storedAs *storedAs
 	// status is the strategy of the status subresource; nil when the kind
 	// has none.
 	status rest.RESTUpdateStrategy
