@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 )
 
 // The recording testdata/api-resources-v1.37.tsv is `kubectl api-resources
@@ -33,8 +35,7 @@ var notServed = map[string]string{
 	"authorization.k8s.io/v1 selfsubjectaccessreviews":  "authorization reviews come with the authorization issue",
 	"authorization.k8s.io/v1 selfsubjectrulesreviews":   "authorization reviews come with the authorization issue",
 	"authorization.k8s.io/v1 subjectaccessreviews":      "authorization reviews come with the authorization issue",
-	"v1 bindings":          "pods/binding and bindings need the scheduler's binding REST, not yet served",
-	"v1 componentstatuses": "component health is not served yet",
+	"v1 componentstatuses":                              "component health is not served yet",
 }
 
 // TestAPIResourcesMatchKubeAPIServer compares what `kubectl api-resources
@@ -46,6 +47,15 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if diff := cmp.Diff(recordedAPIResources(t), apiResourceRows(t, lists)); diff != "" {
+		t.Errorf("kubectl api-resources (-kube-apiserver v1.37 +strata):\n%s", diff)
+	}
+}
+
+// apiResourceRows are the rows kubectl api-resources -o wide prints of
+// discovery's resource lists, in its order.
+func apiResourceRows(t *testing.T, lists []*metav1.APIResourceList) []string {
+	t.Helper()
 	type row struct{ group, line string }
 	var rows []row
 	for _, list := range lists {
@@ -70,9 +80,59 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, r.line)
 	}
-	if diff := cmp.Diff(recordedAPIResources(t), got); diff != "" {
-		t.Errorf("kubectl api-resources (-kube-apiserver v1.37 +strata):\n%s", diff)
+	return got
+}
+
+// TestAggregatedDiscovery: /api and /apis answer aggregated discovery
+// (apidiscovery.k8s.io/v2) to clients that ask for it, and what client-go
+// reads from it, every version's resources and subresources included, is
+// what it reads from the legacy documents.
+func TestAggregatedDiscovery(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/api", "/apis"} {
+		res := rawCall(t, ts, "GET", path, map[string]string{"Accept": aggregatedContentType + ",application/json"}, nil)
+		if res.code != 200 || res.header.Get("Content-Type") != aggregatedContentType {
+			t.Errorf("GET %s: %d, Content-Type %q", path, res.code, res.header.Get("Content-Type"))
+		}
+		res = rawCall(t, ts, "GET", path, map[string]string{"Accept": "application/json"}, nil)
+		if res.code != 200 || res.header.Get("Content-Type") != "application/json" {
+			t.Errorf("GET %s as JSON: %d, Content-Type %q", path, res.code, res.header.Get("Content-Type"))
+		}
 	}
+	aggregated := discovery.NewDiscoveryClientForConfigOrDie(ts.config)
+	legacy := discovery.NewDiscoveryClientForConfigOrDie(ts.config).WithLegacy()
+	_, fromAggregated, err := aggregated.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fromLegacy, err := legacy.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(discoveryRows(fromLegacy), discoveryRows(fromAggregated)); diff != "" {
+		t.Errorf("resources (-legacy +aggregated):\n%s", diff)
+	}
+}
+
+// discoveryRows flattens resource lists to one sorted row per resource
+// and subresource.
+func discoveryRows(lists []*metav1.APIResourceList) []string {
+	var out []string
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			singular := r.SingularName
+			if strings.Contains(r.Name, "/") {
+				// client-go gives subresources read from aggregated
+				// discovery their resource's singular name.
+				singular = ""
+			}
+			out = append(out, strings.Join([]string{l.GroupVersion, r.Name, singular, strconv.FormatBool(r.Namespaced),
+				r.Group, r.Version, r.Kind, strings.Join(r.Verbs, ","), strings.Join(r.ShortNames, ","),
+				strings.Join(r.Categories, ",")}, " "))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // recordedAPIResources is the recording without its header and the rows

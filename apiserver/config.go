@@ -258,6 +258,10 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
+		if !k.Allows("list") {
+			// bindings: the documentation installer wants a list kind.
+			continue
+		}
 		out = append(out, openAPIResource(k))
 	}
 	return out

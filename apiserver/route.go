@@ -75,6 +75,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{info: info, res: res}
+	if isBinding(c) {
+		s.serveBinding(w, r, c)
+		return
+	}
 	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) {
 		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"the server does not allow this method on the requested resource"))

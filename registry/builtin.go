@@ -122,6 +122,9 @@ var builtin = []Kind{
 		verbs:    []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		strategy: namespace.Strategy, status: namespace.StatusStrategy,
 		attrs: namespace.GetAttrs},
+	// bindings are not stored: a create assigns the named pod to a node
+	// (BindPod), as pods/binding does.
+	{GVK: core.WithKind("Binding"), Resource: "bindings", Namespaced: true, verbs: []string{"create"}},
 	{GVK: core.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true, ShortNames: []string{"cm"},
 		strategy: configmap.Strategy,
 		attrs:    configmap.GetAttrs},
@@ -142,7 +145,7 @@ var builtin = []Kind{
 		strategy: persistentvolumeclaim.Strategy, status: persistentvolumeclaim.StatusStrategy,
 		attrs: persistentvolumeclaim.GetAttrs},
 	{GVK: core.WithKind("Pod"), Resource: "pods", Namespaced: true, ShortNames: []string{"po"}, Categories: all,
-		strategy: pod.Strategy, status: pod.StatusStrategy,
+		strategy: pod.Strategy, status: pod.StatusStrategy, binding: true,
 		attrs: pod.GetAttrs},
 	{GVK: core.WithKind("PodTemplate"), Resource: "podtemplates", Namespaced: true, strategy: podtemplate.Strategy},
 	{GVK: core.WithKind("ReplicationController"), Resource: "replicationcontrollers", Namespaced: true, ShortNames: []string{"rc"},

@@ -36,6 +36,8 @@ type Kind struct {
 	// attrs gives the fields a field selector matches when the kind has
 	// more than metadata.name and metadata.namespace (fields.go).
 	attrs attrsFunc
+	// binding: the kind is Pod, with its binding subresource (binding.go).
+	binding bool
 	// storedAs is set for kinds stored in another version (versions.go).
 	storedAs *storedAs
 	// status is the strategy of the status subresource; nil when the kind
@@ -71,6 +73,10 @@ func (k *Kind) ListGVK() schema.GroupVersionKind {
 
 // HasStatus says whether the kind has a status subresource.
 func (k *Kind) HasStatus() bool { return k.status != nil }
+
+// HasBinding says whether the kind has the binding subresource, which
+// answers create only.
+func (k *Kind) HasBinding() bool { return k.binding }
 
 // DeleteFinalizer is the finalizer kube-apiserver's storage of the kind
 // adds when an object is deleted, so that the object stays until a
