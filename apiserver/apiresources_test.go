@@ -35,7 +35,6 @@ var notServed = map[string]string{
 	"authorization.k8s.io/v1 selfsubjectaccessreviews":  "authorization reviews come with the authorization issue",
 	"authorization.k8s.io/v1 selfsubjectrulesreviews":   "authorization reviews come with the authorization issue",
 	"authorization.k8s.io/v1 subjectaccessreviews":      "authorization reviews come with the authorization issue",
-	"v1 componentstatuses":                              "component health is not served yet",
 }
 
 // TestAPIResourcesMatchKubeAPIServer compares what `kubectl api-resources

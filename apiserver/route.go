@@ -93,6 +93,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.serveScale(w, r, c)
 		return
 	}
+	if res.kind.GroupVersionResource() == gvrComponentStatuses {
+		s.serveComponentStatus(w, r, c)
+		return
+	}
 	s.dispatch(w, r, c)
 }
 

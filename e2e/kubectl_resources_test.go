@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // Scenarios of the kinds and subresources beyond the first served set:
@@ -51,4 +55,33 @@ func testDescribeEvents(t *testing.T, k *kubectl, ns string) {
 	if out := k.ok(t, "events", "--for", "deployment/web", "-n", ns); !row.MatchString(out) {
 		t.Errorf("kubectl events --for shows no row %v:\n%s", row, out)
 	}
+}
+
+// notServedByStrata are the rows of kube-apiserver's api-resources that
+// strata does not serve (apiserver/apiresources_test.go gives the reasons).
+var notServedByStrata = []string{
+	"selfsubjectreviews", "tokenreviews", "localsubjectaccessreviews", "selfsubjectaccessreviews",
+	"selfsubjectrulesreviews", "subjectaccessreviews",
+}
+
+// testAPIResourcesWide compares kubectl api-resources -o wide, byte for
+// byte, with the recording of kube-apiserver v1.37 (in
+// apiserver/testdata, kubectl's cells separated by tabs) laid out by
+// kubectl's tab writer, without the rows strata does not serve.
+func testAPIResourcesWide(t *testing.T, k *kubectl, _ string) {
+	data, err := os.ReadFile("../apiserver/testdata/api-resources-v1.37.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	tw := printers.GetNewTabWriter(&want)
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if name, _, _ := strings.Cut(line, "\t"); !slices.Contains(notServedByStrata, name) {
+			_, _ = tw.Write([]byte(line))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	k.exact(t, want.String(), "api-resources", "-o", "wide")
 }

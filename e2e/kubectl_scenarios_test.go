@@ -34,6 +34,7 @@ var scenarios = []scenario{
 	{"scale", testScale},
 	{"create-ingress-pdb", testCreateIngressAndPDB},
 	{"describe-events", testDescribeEvents},
+	{"api-resources-wide", testAPIResourcesWide},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.

@@ -125,6 +125,9 @@ var builtin = []Kind{
 	// bindings are not stored: a create assigns the named pod to a node
 	// (BindPod), as pods/binding does.
 	{GVK: core.WithKind("Binding"), Resource: "bindings", Namespaced: true, verbs: []string{"create"}},
+	// componentstatuses are not stored: probed (componentstatus.go).
+	{GVK: core.WithKind("ComponentStatus"), Resource: "componentstatuses", ShortNames: []string{"cs"},
+		verbs: []string{"get", "list"}},
 	{GVK: core.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true, ShortNames: []string{"cm"},
 		strategy: configmap.Strategy,
 		attrs:    configmap.GetAttrs},
