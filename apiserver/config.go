@@ -17,6 +17,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/stratadev/strata/apiserver/openapi"
 	"github.com/stratadev/strata/registry"
@@ -207,6 +208,10 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if k.CRD() != nil {
 		sc.StorageVersion = k.StorageVersion()
 	}
+	if keys, toStored, fromStored, ok := k.StoredWith(); ok {
+		sc.KeyResource = keys
+		sc.Convert = &storage.Conversion{ToStored: toStored, FromStored: fromStored}
+	}
 	if s.cfg.Storage != nil {
 		s.cfg.Storage(&sc)
 	}
@@ -234,6 +239,7 @@ var openAPIScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiregistrationv1.AddToScheme(s))
 	return s
 }()
 
@@ -241,6 +247,10 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
+		if !k.Allows("list") {
+			// bindings: the documentation installer wants a list kind.
+			continue
+		}
 		out = append(out, openAPIResource(k))
 	}
 	return out

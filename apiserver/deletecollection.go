@@ -18,7 +18,7 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 		writeError(w, err)
 		return
 	}
-	_, listOpts, err := parseListOptions(r.URL.Query(), false)
+	_, listOpts, err := parseListOptions(r.URL.Query(), false, c.res.kind)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -15,6 +15,10 @@ import (
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	sv := s.current()
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(parts) == 1 && (parts[0] == "api" || parts[0] == "apis") && wantsAggregated(r) {
+		sv.writeAggregated(w, parts[0] == "api")
+		return
+	}
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
 		writeJSON(w, http.StatusOK, &metav1.APIVersions{
@@ -56,13 +60,8 @@ func (s *served) servesVersion(group, version string) bool {
 
 func (s *served) apiGroup(group string) metav1.APIGroup {
 	g := metav1.APIGroup{Name: group}
-	seen := map[string]bool{}
-	for _, r := range s.byGroup[group] {
-		v := r.kind.GVK.Version
-		if !seen[v] {
-			seen[v] = true
-			g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + v, Version: v})
-		}
+	for _, v := range s.versionsOf(group) {
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + v, Version: v})
 	}
 	if len(g.Versions) > 0 {
 		g.PreferredVersion = g.Versions[0]
@@ -70,9 +69,29 @@ func (s *served) apiGroup(group string) metav1.APIGroup {
 	return g
 }
 
+// versionsOf lists a group's served versions, the preferred one first.
+func (s *served) versionsOf(group string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range s.byGroup[group] {
+		if v := r.kind.GVK.Version; !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func (s *served) writeResourceList(w http.ResponseWriter, gv schema.GroupVersion) {
 	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-		GroupVersion: gv.String(), APIResources: []metav1.APIResource{}}
+		GroupVersion: gv.String(), APIResources: s.resourceList(gv)}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// resourceList is the legacy discovery list of a group-version: each
+// resource, then its subresources.
+func (s *served) resourceList(gv schema.GroupVersion) []metav1.APIResource {
+	list := &metav1.APIResourceList{APIResources: []metav1.APIResource{}}
 	for _, r := range s.byGroup[gv.Group] {
 		k := r.kind
 		if k.GVK.Version != gv.Version {
@@ -82,20 +101,25 @@ func (s *served) writeResourceList(w http.ResponseWriter, gv schema.GroupVersion
 			Name: k.Resource, SingularName: k.SingularName, Namespaced: k.Namespaced, Kind: k.GVK.Kind,
 			Verbs: k.Verbs(), ShortNames: k.ShortNames, Categories: k.Categories,
 		})
+		if k.HasBinding() {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: k.Resource + "/binding", Namespaced: k.Namespaced, Kind: "Binding", Verbs: []string{"create"},
+			})
+		}
 		if k.HasStatus() {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: k.Resource + "/status", Namespaced: k.Namespaced, Kind: k.GVK.Kind,
 				Verbs: []string{"get", "patch", "update"},
 			})
 		}
-		if k.Scale() != nil {
+		if k.HasScale() {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: k.Resource + "/scale", Namespaced: k.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale",
 				Verbs: []string{"get", "patch", "update"},
 			})
 		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return list.APIResources
 }
 
 // serverAddresses is the address clients reached the server at, as

@@ -12,7 +12,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	_, opts, err := parseListOptions(r.URL.Query(), false)
+	_, opts, err := parseListOptions(r.URL.Query(), false, c.res.kind)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -15,14 +15,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 )
 
 // parseListOptions reads list and watch query parameters into the storage
 // layer's options, with kube-apiserver's parameter codec and validation.
 // Malformed values (a selector that does not parse, a non-integer limit)
-// are 400; invalid combinations 422 Invalid on ListOptions.
-func parseListOptions(q url.Values, watch bool) (*metainternalversion.ListOptions, storage.ListOptions, error) {
+// are 400; invalid combinations 422 Invalid on ListOptions. The field
+// selector is checked against the fields the kind can be selected by.
+func parseListOptions(q url.Values, watch bool, kind *registry.Kind) (*metainternalversion.ListOptions, storage.ListOptions, error) {
 	in := &metainternalversion.ListOptions{}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, in); err != nil {
 		return nil, storage.ListOptions{}, apierrors.NewBadRequest(err.Error())
@@ -31,10 +33,16 @@ func parseListOptions(q url.Values, watch bool) (*metainternalversion.ListOption
 	if errs := metainternalversionvalidation.ValidateListOptions(in, true); len(errs) > 0 {
 		return nil, storage.ListOptions{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
+	field, err := kind.ConvertFieldSelector(in.FieldSelector)
+	if err != nil {
+		return nil, storage.ListOptions{}, err
+	}
+	in.FieldSelector = field
 	out := storage.ListOptions{
 		ResourceVersion: in.ResourceVersion, ResourceVersionMatch: in.ResourceVersionMatch,
 		Limit: in.Limit, Continue: in.Continue, Label: in.LabelSelector, Field: in.FieldSelector,
 		AllowWatchBookmarks: in.AllowWatchBookmarks, SendInitialEvents: in.SendInitialEvents,
+		Fields: kind.FieldsOf(),
 	}
 	if in.TimeoutSeconds != nil {
 		out.Timeout = time.Duration(*in.TimeoutSeconds) * time.Second

@@ -75,7 +75,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{info: info, res: res}
-	if !methodAllowed(res, info) {
+	if isBinding(c) {
+		s.serveBinding(w, r, c)
+		return
+	}
+	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) {
 		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"the server does not allow this method on the requested resource"))
 		return
@@ -87,6 +91,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if info.Subresource == "scale" {
 		s.serveScale(w, r, c)
+		return
+	}
+	if res.kind.GroupVersionResource() == gvrComponentStatuses {
+		s.serveComponentStatus(w, r, c)
 		return
 	}
 	s.dispatch(w, r, c)

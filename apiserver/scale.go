@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,14 +16,14 @@ import (
 	"github.com/stratadev/strata/storage"
 )
 
-// serveScale answers the scale subresource of a custom resource, as
-// kube-apiserver does: an autoscaling/v1 Scale whose spec.replicas is read
-// from and written to the CRD's specReplicasPath, with status.replicas and
-// status.selector from statusReplicasPath and labelSelectorPath. A write
-// is an update of the object through its own strategy (validation,
-// generation).
+// serveScale answers the scale subresource, as kube-apiserver does: an
+// autoscaling/v1 Scale whose spec.replicas is read from and written to the
+// object's spec.replicas (a custom resource's specReplicasPath), with
+// status.replicas and status.selector from the object (statusReplicasPath
+// and labelSelectorPath). A write is an update of the object through its
+// own strategy (validation, generation).
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
-	spec := c.res.kind.Scale()
+	kind := c.res.kind
 	switch c.info.Verb {
 	case "get":
 		obj, err := c.res.store.Get(r.Context(), c.info.Namespace, c.info.Name,
@@ -34,7 +32,12 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
 			writeError(w, err)
 			return
 		}
-		writeObject(w, r, http.StatusOK, scaleOf(obj, spec))
+		sc, err := kind.ScaleOf(obj)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeObject(w, r, http.StatusOK, sc)
 	case "update":
 		body, err := s.readObject(r, c.res.kind)
 		if err != nil {
@@ -94,12 +97,19 @@ func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
 // guaranteed update, and answers the resulting Scale.
 func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, params writeParams,
 	want func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) {
-	kind, spec := c.res.kind, c.res.kind.Scale()
+	kind := c.res.kind
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
-		sc, err := want(scaleOf(cur, spec))
+		old, err := kind.ScaleOf(cur)
 		if err != nil {
+			return nil, err
+		}
+		sc, err := want(old.DeepCopy())
+		if err != nil {
+			return nil, err
+		}
+		if err := kind.ValidateScale(ctx, sc, old); err != nil {
 			return nil, err
 		}
 		if sc.Name != "" && sc.Name != c.info.Name {
@@ -108,41 +118,17 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
-		next := cur.DeepCopy()
-		if err := unstructured.SetNestedField(next.Object, int64(sc.Spec.Replicas), jsonPath(spec.SpecReplicasPath)...); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		return next, nil
+		return kind.WithReplicas(cur, sc.Spec.Replicas)
 	})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	sc, err := kind.ScaleOf(out)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	addWarnings(w, warnings.List())
-	writeObject(w, r, http.StatusOK, scaleOf(out, spec))
-}
-
-// scaleOf is the Scale of a custom resource.
-func scaleOf(obj *unstructured.Unstructured, spec *apiextensionsv1.CustomResourceSubresourceScale) *autoscalingv1.Scale {
-	sc := &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
-		ObjectMeta: metav1.ObjectMeta{Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID(),
-			ResourceVersion: obj.GetResourceVersion(), CreationTimestamp: obj.GetCreationTimestamp()},
-	}
-	sc.Spec.Replicas = int32(nestedInt(obj, spec.SpecReplicasPath))
-	sc.Status.Replicas = int32(nestedInt(obj, spec.StatusReplicasPath))
-	if spec.LabelSelectorPath != nil {
-		sc.Status.Selector, _, _ = unstructured.NestedString(obj.Object, jsonPath(*spec.LabelSelectorPath)...)
-	}
-	return sc
-}
-
-func nestedInt(obj *unstructured.Unstructured, path string) int64 {
-	n, _, _ := unstructured.NestedInt64(obj.Object, jsonPath(path)...)
-	return n
-}
-
-// jsonPath splits the simple paths CRDs use for scale (".spec.replicas").
-func jsonPath(path string) []string {
-	return strings.Split(strings.TrimPrefix(path, "."), ".")
+	writeObject(w, r, http.StatusOK, sc)
 }

@@ -27,7 +27,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	in, opts, err := parseListOptions(r.URL.Query(), true)
+	in, opts, err := parseListOptions(r.URL.Query(), true, c.res.kind)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -34,6 +34,10 @@ var scenarios = []scenario{
 	{"server-side-apply", testServerSideApply},
 	{"client-to-server-side", testClientToServerSide},
 	{"applyset", testApplySet},
+	{"scale", testScale},
+	{"create-ingress-pdb", testCreateIngressAndPDB},
+	{"describe-events", testDescribeEvents},
+	{"api-resources-wide", testAPIResourcesWide},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.

@@ -52,6 +52,9 @@ type fieldManagers struct {
 // kind's type model, conversions through the hub version, and the fields
 // the subresource's strategy resets left unowned.
 func (k *Kind) FieldManager(subresource string) (*fieldmanager.Manager, error) {
+	if k.fields == nil {
+		return nil, fmt.Errorf("registry: %s has no field managers (not built by Builtin or CustomKinds)", k.GVK)
+	}
 	k.fields.mu.Lock()
 	defer k.fields.mu.Unlock()
 	if m, ok := k.fields.byID[subresource]; ok {

@@ -4,29 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
-
-	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
-	"k8s.io/kubernetes/pkg/registry/apps/deployment"
-	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
-	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
-	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
-	"k8s.io/kubernetes/pkg/registry/batch/job"
-	"k8s.io/kubernetes/pkg/registry/core/configmap"
-	"k8s.io/kubernetes/pkg/registry/core/event"
-	"k8s.io/kubernetes/pkg/registry/core/namespace"
-	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
-	"k8s.io/kubernetes/pkg/registry/core/pod"
-	"k8s.io/kubernetes/pkg/registry/core/secret"
-	"k8s.io/kubernetes/pkg/registry/core/service"
-	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
-	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
-	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
-	"k8s.io/kubernetes/pkg/registry/rbac/role"
-	"k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 )
 
 // Strategy is what kube-apiserver's registry strategies implement: create
@@ -48,6 +27,19 @@ type Kind struct {
 	ShortNames, Categories []string
 
 	strategy Strategy
+	// verbs are the resource's verbs when kube-apiserver's storage of it
+	// does not serve all of allVerbs (namespaces have no deletecollection).
+	verbs []string
+	// scale reads the Scale's selector of a built-in kind with a scale
+	// subresource (custom kinds describe theirs in the CRD); nil for none.
+	scale scaleSelector
+	// attrs gives the fields a field selector matches when the kind has
+	// more than metadata.name and metadata.namespace (fields.go).
+	attrs attrsFunc
+	// binding: the kind is Pod, with its binding subresource (binding.go).
+	binding bool
+	// storedAs is set for kinds stored in another version (versions.go).
+	storedAs *storedAs
 	// status is the strategy of the status subresource; nil when the kind
 	// has none.
 	status rest.RESTUpdateStrategy
@@ -84,6 +76,10 @@ func (k *Kind) ListGVK() schema.GroupVersionKind {
 // HasStatus says whether the kind has a status subresource.
 func (k *Kind) HasStatus() bool { return k.status != nil }
 
+// HasBinding says whether the kind has the binding subresource, which
+// answers create only.
+func (k *Kind) HasBinding() bool { return k.binding }
+
 // DeleteFinalizer is the finalizer kube-apiserver's storage of the kind
 // adds when an object is deleted, so that the object stays until a
 // controller has cleaned up after it ("" for none): CRDs stay until their
@@ -97,65 +93,32 @@ func (k *Kind) Subresources() []string {
 	if k.HasStatus() {
 		out = append(out, "status")
 	}
-	if k.Scale() != nil {
+	if k.HasScale() {
 		out = append(out, "scale")
 	}
 	return out
 }
 
+// allVerbs are the verbs of a resource kube-apiserver's generic store
+// serves in full.
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
 // Verbs lists the verbs the resource answers, as discovery shows them.
 func (k *Kind) Verbs() []string {
-	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	if k.verbs != nil {
+		return k.verbs
+	}
+	return allVerbs
 }
 
-var (
-	core  = schema.GroupVersion{Version: "v1"}
-	apps  = schema.GroupVersion{Group: "apps", Version: "v1"}
-	batch = schema.GroupVersion{Group: "batch", Version: "v1"}
-	rbac  = schema.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
-	ext   = schema.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}
-)
-
-var all = []string{"all"}
-
-// builtin is the table of built-in kinds. Short names and categories are
-// those of kube-apiserver's REST storage for each resource.
-var builtin = []Kind{
-	{GVK: core.WithKind("Namespace"), Resource: "namespaces", ShortNames: []string{"ns"},
-		strategy: namespace.Strategy, status: namespace.StatusStrategy},
-	{GVK: core.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true, ShortNames: []string{"cm"},
-		strategy: configmap.Strategy},
-	{GVK: core.WithKind("Secret"), Resource: "secrets", Namespaced: true, strategy: secret.Strategy},
-	{GVK: core.WithKind("Service"), Resource: "services", Namespaced: true, ShortNames: []string{"svc"}, Categories: all,
-		strategy: service.Strategy, status: service.StatusStrategy},
-	{GVK: core.WithKind("Pod"), Resource: "pods", Namespaced: true, ShortNames: []string{"po"}, Categories: all,
-		strategy: pod.Strategy, status: pod.StatusStrategy},
-	{GVK: core.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true, ShortNames: []string{"sa"},
-		strategy: serviceaccount.Strategy},
-	{GVK: core.WithKind("Event"), Resource: "events", Namespaced: true, ShortNames: []string{"ev"},
-		strategy: event.Strategy},
-	{GVK: core.WithKind("PersistentVolumeClaim"), Resource: "persistentvolumeclaims", Namespaced: true, ShortNames: []string{"pvc"},
-		strategy: persistentvolumeclaim.Strategy, status: persistentvolumeclaim.StatusStrategy},
-	{GVK: apps.WithKind("Deployment"), Resource: "deployments", Namespaced: true, ShortNames: []string{"deploy"}, Categories: all,
-		strategy: deployment.Strategy, status: deployment.StatusStrategy},
-	{GVK: apps.WithKind("StatefulSet"), Resource: "statefulsets", Namespaced: true, ShortNames: []string{"sts"}, Categories: all,
-		strategy: statefulset.Strategy, status: statefulset.StatusStrategy},
-	{GVK: apps.WithKind("DaemonSet"), Resource: "daemonsets", Namespaced: true, ShortNames: []string{"ds"}, Categories: all,
-		strategy: daemonset.Strategy, status: daemonset.StatusStrategy},
-	{GVK: apps.WithKind("ReplicaSet"), Resource: "replicasets", Namespaced: true, ShortNames: []string{"rs"}, Categories: all,
-		strategy: replicaset.Strategy, status: replicaset.StatusStrategy},
-	{GVK: batch.WithKind("Job"), Resource: "jobs", Namespaced: true, Categories: all,
-		strategy: job.Strategy, status: job.StatusStrategy},
-	{GVK: batch.WithKind("CronJob"), Resource: "cronjobs", Namespaced: true, ShortNames: []string{"cj"}, Categories: all,
-		strategy: cronjob.Strategy, status: cronjob.StatusStrategy},
-	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy},
-	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy},
-	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy},
-	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
-	{GVK: ext.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", ShortNames: []string{"crd", "crds"},
-		Categories: []string{"api-extensions"}, defaultTable: true, keepsSchemaExtensions: true,
-		deleteFinalizer: apiextensionsv1.CustomResourceCleanupFinalizer,
-		strategy:        customresourcedefinition.NewStrategy(Scheme), status: customresourcedefinition.NewStatusStrategy(Scheme)},
+// Allows says whether the resource answers verb.
+func (k *Kind) Allows(verb string) bool {
+	for _, v := range k.Verbs() {
+		if v == verb {
+			return true
+		}
+	}
+	return false
 }
 
 // CRDResource is the resource of CustomResourceDefinitions.

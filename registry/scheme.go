@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,19 +13,36 @@ import (
 
 	// The install packages register each group's external and internal
 	// types, conversions and defaulting functions in legacyscheme.
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 )
 
 // Scheme holds the built-in types, their conversions and defaults: the
 // scheme kube-apiserver itself uses.
 var Scheme = legacyscheme.Scheme
 
-// CustomResourceDefinitions are served too; kube-apiserver's apiextensions
-// server registers them in a scheme of its own.
-func init() { apiextensionsinstall.Install(Scheme) }
+// CustomResourceDefinitions and APIServices are served too; kube-apiserver's
+// apiextensions and aggregator servers register them in schemes of their own.
+func init() {
+	apiextensionsinstall.Install(Scheme)
+	apiregistrationinstall.Install(Scheme)
+}
 
 // toTyped converts an unstructured object into its external typed form.
 func toTyped(u *unstructured.Unstructured, gvk schema.GroupVersionKind) (runtime.Object, error) {

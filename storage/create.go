@@ -59,7 +59,7 @@ func (s *Store) createKey(obj *unstructured.Unstructured) (string, error) {
 // encodeChecked encodes obj and refuses it when key and value exceed the
 // store's size limit, before etcd would with a gRPC error.
 func (s *Store) encodeChecked(key string, obj *unstructured.Unstructured) ([]byte, error) {
-	data, err := encode(obj, s.versions.stored)
+	data, err := s.encodeObj(obj)
 	if err != nil {
 		return nil, badRequest("%s %s: %v", s.cfg.Resource, key, err)
 	}

@@ -80,9 +80,13 @@ type ListOptions struct {
 	Continue string
 	// Label selects by labels; nil or empty selects everything.
 	Label labels.Selector
-	// Field supports metadata.name and metadata.namespace only; other
-	// fields are ErrBadRequest.
+	// Field selects by fields. Without Fields it may name metadata.name
+	// and metadata.namespace only (others are 400 BadRequest).
 	Field fields.Selector
+	// Fields, when set, gives an object's selectable fields (a kind's
+	// GetAttrs); Field may then name any of them, the caller having
+	// checked it against the kind.
+	Fields func(*unstructured.Unstructured) fields.Set
 
 	// AllowWatchBookmarks asks a watch for BOOKMARK events.
 	AllowWatchBookmarks bool

@@ -3,6 +3,7 @@ package storage
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -37,7 +38,10 @@ func (s *Store) objectKey(namespace, name string) (string, error) {
 	if name == "" {
 		return "", badRequest("%s: a name is required", s.cfg.Resource)
 	}
-	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+	// kube-apiserver's key functions accept any name that is one path
+	// segment (ClusterTrustBundles have colons in theirs); each kind's
+	// validation judges the rest.
+	if msgs := path.IsValidPathSegmentName(name); len(msgs) > 0 {
 		return "", badRequest("%s name %q: %s", s.cfg.Resource, name, strings.Join(msgs, "; "))
 	}
 	if namespace == "" {

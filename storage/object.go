@@ -54,11 +54,35 @@ func decode(key string, value []byte, rev int64) (*unstructured.Unstructured, er
 	return obj, nil
 }
 
+// Conversion converts the objects of a store between their served and
+// stored versions. Both functions return new objects and keep metadata
+// (resourceVersion included).
+type Conversion struct {
+	ToStored, FromStored func(*unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// encodeObj is encode of obj in its stored version.
+func (s *Store) encodeObj(obj *unstructured.Unstructured) ([]byte, error) {
+	if c := s.cfg.Convert; c != nil {
+		stored, err := c.ToStored(obj)
+		if err != nil {
+			return nil, err
+		}
+		obj = stored
+	}
+	return encode(obj, s.versions.stored)
+}
+
 // decodeKV decodes an etcd key-value at its modification revision.
 func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error) {
 	obj, err := decode(string(kv.Key), kv.Value, kv.ModRevision)
 	if err != nil {
 		return nil, internal(err, "storage")
+	}
+	if c := s.cfg.Convert; c != nil {
+		if obj, err = c.FromStored(obj); err != nil {
+			return nil, internal(err, "storage: converting %s", kv.Key)
+		}
 	}
 	if s.versions.served != "" {
 		// Versions of one resource differ only in apiVersion (the None

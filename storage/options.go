@@ -72,7 +72,7 @@ func (s *Store) planList(o ListOptions) (listPlan, error) {
 	if errs := validateListMatch(o); len(errs) > 0 {
 		return listPlan{}, invalidListOptions(errs)
 	}
-	pred, err := newPredicate(o.Label, o.Field)
+	pred, err := newPredicate(o.Label, o.Field, o.Fields)
 	if err != nil {
 		return listPlan{}, err
 	}
@@ -138,7 +138,7 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	if o.Continue != "" {
 		return watchPlan{}, badRequest("continue is not supported for watch")
 	}
-	pred, err := newPredicate(o.Label, o.Field)
+	pred, err := newPredicate(o.Label, o.Field, o.Fields)
 	if err != nil {
 		return watchPlan{}, err
 	}

@@ -222,7 +222,7 @@ var getCases = []getCase{
 	{name: "non-integer: 400", rv: func(rvFixture) string { return "1.5" }, obj: "w1", sentinel: ErrBadRequest, code: http.StatusBadRequest},
 	{name: "unset: not found", rv: func(rvFixture) string { return "" }, obj: "nope", sentinel: ErrNotFound, code: http.StatusNotFound},
 	{name: "0: not found", rv: func(rvFixture) string { return "0" }, obj: "nope", sentinel: ErrNotFound, code: http.StatusNotFound},
-	{name: "bad name: 400", rv: func(rvFixture) string { return "" }, obj: "Not_A_Name", sentinel: ErrBadRequest, code: http.StatusBadRequest},
+	{name: "bad name: 400", rv: func(rvFixture) string { return "" }, obj: "a%b", sentinel: ErrBadRequest, code: http.StatusBadRequest},
 }
 
 // TestGetResourceVersionTable runs the get row of the table.

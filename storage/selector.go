@@ -18,12 +18,16 @@ const (
 type predicate struct {
 	label labels.Selector
 	field fields.Selector
+	// fieldsOf gives an object's selectable fields; nil: metadata.name
+	// and metadata.namespace.
+	fieldsOf func(*unstructured.Unstructured) fields.Set
 }
 
-// newPredicate validates the selectors: only metadata.name and
-// metadata.namespace may appear in the field selector, with =, == or !=.
-func newPredicate(l labels.Selector, f fields.Selector) (predicate, error) {
-	p := predicate{}
+// newPredicate validates the selectors: without fieldsOf only
+// metadata.name and metadata.namespace may appear in the field selector;
+// the operator is =, == or !=.
+func newPredicate(l labels.Selector, f fields.Selector, fieldsOf func(*unstructured.Unstructured) fields.Set) (predicate, error) {
+	p := predicate{fieldsOf: fieldsOf}
 	if l != nil && !l.Empty() {
 		p.label = l
 	}
@@ -31,7 +35,7 @@ func newPredicate(l labels.Selector, f fields.Selector) (predicate, error) {
 		return p, nil
 	}
 	for _, r := range f.Requirements() {
-		if r.Field != fieldName && r.Field != fieldNamespace {
+		if fieldsOf == nil && r.Field != fieldName && r.Field != fieldNamespace {
 			return predicate{}, badRequest("%q is not a known field selector: only %q, %q", r.Field, fieldName, fieldNamespace)
 		}
 		switch r.Operator {
@@ -57,6 +61,9 @@ func (p predicate) matches(obj *unstructured.Unstructured) bool {
 	}
 	if p.field != nil {
 		set := fields.Set{fieldName: obj.GetName(), fieldNamespace: obj.GetNamespace()}
+		if p.fieldsOf != nil {
+			set = p.fieldsOf(obj)
+		}
 		if !p.field.Matches(set) {
 			return false
 		}

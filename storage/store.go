@@ -39,6 +39,15 @@ type Config struct {
 	StorageVersion string
 	// Namespaced says whether objects live in namespaces.
 	Namespaced bool
+	// KeyResource, when set, is the resource whose keys the objects live
+	// under, shared with another store (events.k8s.io Events are core
+	// Events); default Resource.
+	KeyResource schema.GroupResource
+	// Convert, when set, converts objects between the version they are
+	// served in and the one they are stored in, for a resource served in
+	// several versions (autoscaling/v1 and v2 HorizontalPodAutoscalers) or
+	// groups (events).
+	Convert *Conversion
 	// Prefix is the key prefix; default DefaultPrefix.
 	Prefix string
 	// MaxObjectBytes refuses larger objects (key + value) with
@@ -93,7 +102,11 @@ func New(cfg Config) (*Store, error) {
 	}
 	cfg = withDefaults(cfg)
 	s := &Store{cfg: cfg, client: cfg.Client, log: cfg.Logger}
-	s.prefix = resourcePrefix(cfg.Prefix, cfg.Resource)
+	keys := cfg.Resource
+	if cfg.KeyResource.Resource != "" {
+		keys = cfg.KeyResource
+	}
+	s.prefix = resourcePrefix(cfg.Prefix, keys)
 	s.versions = apiVersionsOf(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

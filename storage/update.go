@@ -93,7 +93,7 @@ func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, tryUpd
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := encode(cur, s.versions.stored)
+	old, err := s.encodeObj(cur)
 	if err == nil && bytes.Equal(old, data) {
 		return cur, nil, nil
 	}

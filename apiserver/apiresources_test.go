@@ -1,0 +1,156 @@
+package apiserver
+
+import (
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+)
+
+// The recording testdata/api-resources-v1.37.tsv is `kubectl api-resources
+// -o wide` of kube-apiserver v1.37.2 with its default flags, one row per
+// resource with kubectl's columns separated by tabs (kubectl aligns them
+// with spaces) and kubectl's default order (group, then name). It was
+// derived from the upstream code strata builds with, not captured from a
+// running cluster: the enabled group-versions are
+// k8s.io/kubernetes/pkg/controlplane.DefaultAPIResourceConfigSource, the
+// resources of each those test/integration/etcd/data.go lists for v1.37
+// whose feature gates are on by default (pkg/features), and the short names,
+// categories and verbs those of each resource's REST storage
+// (pkg/registry/<group>/<resource>/storage: ShortNames, Categories, the
+// rest interfaces it implements).
+
+// notServed are the rows of the recording strata does not serve, each with
+// its reason (docs/server.md, "Known differences").
+var notServed = map[string]string{
+	"authentication.k8s.io/v1 selfsubjectreviews":       "authentication reviews come with the authorization issue",
+	"authentication.k8s.io/v1 tokenreviews":             "authentication reviews come with the authorization issue",
+	"authorization.k8s.io/v1 localsubjectaccessreviews": "authorization reviews come with the authorization issue",
+	"authorization.k8s.io/v1 selfsubjectaccessreviews":  "authorization reviews come with the authorization issue",
+	"authorization.k8s.io/v1 selfsubjectrulesreviews":   "authorization reviews come with the authorization issue",
+	"authorization.k8s.io/v1 subjectaccessreviews":      "authorization reviews come with the authorization issue",
+}
+
+// TestAPIResourcesMatchKubeAPIServer compares what `kubectl api-resources
+// -o wide` prints of strata (the same discovery call and columns) with the
+// recording of kube-apiserver v1.37.
+func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
+	ts := newTestServer(t)
+	lists, err := ts.client.Discovery().ServerPreferredResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(recordedAPIResources(t), apiResourceRows(t, lists)); diff != "" {
+		t.Errorf("kubectl api-resources (-kube-apiserver v1.37 +strata):\n%s", diff)
+	}
+}
+
+// apiResourceRows are the rows kubectl api-resources -o wide prints of
+// discovery's resource lists, in its order.
+func apiResourceRows(t *testing.T, lists []*metav1.APIResourceList) []string {
+	t.Helper()
+	type row struct{ group, line string }
+	var rows []row
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.APIResources {
+			rows = append(rows, row{gv.Group, strings.Join([]string{r.Name, strings.Join(r.ShortNames, ","),
+				list.GroupVersion, strconv.FormatBool(r.Namespaced), r.Kind,
+				strings.Join(r.Verbs, ","), strings.Join(r.Categories, ",")}, "\t")})
+		}
+	}
+	// kubectl's default order: group, then name.
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].group != rows[j].group {
+			return rows[i].group < rows[j].group
+		}
+		return rows[i].line < rows[j].line
+	})
+	got := []string{}
+	for _, r := range rows {
+		got = append(got, r.line)
+	}
+	return got
+}
+
+// TestAggregatedDiscovery: /api and /apis answer aggregated discovery
+// (apidiscovery.k8s.io/v2) to clients that ask for it, and what client-go
+// reads from it, every version's resources and subresources included, is
+// what it reads from the legacy documents.
+func TestAggregatedDiscovery(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/api", "/apis"} {
+		res := rawCall(t, ts, "GET", path, map[string]string{"Accept": aggregatedContentType + ",application/json"}, nil)
+		if res.code != 200 || res.header.Get("Content-Type") != aggregatedContentType {
+			t.Errorf("GET %s: %d, Content-Type %q", path, res.code, res.header.Get("Content-Type"))
+		}
+		res = rawCall(t, ts, "GET", path, map[string]string{"Accept": "application/json"}, nil)
+		if res.code != 200 || res.header.Get("Content-Type") != "application/json" {
+			t.Errorf("GET %s as JSON: %d, Content-Type %q", path, res.code, res.header.Get("Content-Type"))
+		}
+	}
+	aggregated := discovery.NewDiscoveryClientForConfigOrDie(ts.config)
+	legacy := discovery.NewDiscoveryClientForConfigOrDie(ts.config).WithLegacy()
+	_, fromAggregated, err := aggregated.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fromLegacy, err := legacy.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(discoveryRows(fromLegacy), discoveryRows(fromAggregated)); diff != "" {
+		t.Errorf("resources (-legacy +aggregated):\n%s", diff)
+	}
+}
+
+// discoveryRows flattens resource lists to one sorted row per resource
+// and subresource.
+func discoveryRows(lists []*metav1.APIResourceList) []string {
+	var out []string
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			singular := r.SingularName
+			if strings.Contains(r.Name, "/") {
+				// client-go gives subresources read from aggregated
+				// discovery their resource's singular name.
+				singular = ""
+			}
+			out = append(out, strings.Join([]string{l.GroupVersion, r.Name, singular, strconv.FormatBool(r.Namespaced),
+				r.Group, r.Version, r.Kind, strings.Join(r.Verbs, ","), strings.Join(r.ShortNames, ","),
+				strings.Join(r.Categories, ",")}, " "))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordedAPIResources is the recording without its header and the rows
+// of notServed.
+func recordedAPIResources(t *testing.T) []string {
+	data, err := os.ReadFile("testdata/api-resources-v1.37.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var out []string
+	for _, line := range lines[1:] {
+		f := strings.Split(line, "\t")
+		if _, skip := notServed[f[2]+" "+f[0]]; !skip {
+			out = append(out, line)
+		}
+	}
+	if len(out)+len(notServed) != len(lines)-1 {
+		t.Fatalf("notServed names rows the recording does not have")
+	}
+	return out
+}
