@@ -1,19 +1,33 @@
 // Package builtin gives the schema of every built-in Kubernetes kind, read
-// from the struct tags of its k8s.io/api Go type as registered in client-go's
-// scheme. It is separate from package schema so that only programs that want
-// the built-in kinds pay for k8s.io/api.
+// from the struct tags of its k8s.io/api Go type, for the kinds client-go's
+// scheme registers. It is separate from package schema so that only programs
+// that want the built-in kinds pay for k8s.io/api.
+//
+// The kinds come from a generated table (kinds.go), not from client-go's
+// scheme itself: building that scheme at start-up costs the strata command
+// milliseconds and megabytes, and linking it pulls in client-go. A test
+// checks the table against the scheme.
 package builtin
 
 import (
 	"reflect"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
-
 	strataschema "github.com/stratadev/strata/schema"
 )
+
+// gvk is a group, version and kind: comparable, and spelt in kinds.go
+// without importing anything.
+type gvk struct{ group, version, kind string }
+
+// groupVersions are the group versions of the kinds table.
+var groupVersions = func() map[[2]string]bool {
+	gvs := map[[2]string]bool{}
+	for k := range kinds {
+		gvs[[2]string{k.group, k.version}] = true
+	}
+	return gvs
+}()
 
 // ForKind returns the schema of a built-in kind: apiVersion is "v1",
 // "apps/v1", "batch/v1", ...; kind is "Pod", "Deployment", .... ok is false
@@ -47,9 +61,15 @@ func GoType(apiVersion, kind string) (reflect.Type, bool) {
 }
 
 func goType(group, version, kind string) (reflect.Type, bool) {
-	if version == "" || kind == "" || version == runtime.APIVersionInternal {
+	if version == "" || kind == "" {
 		return nil, false
 	}
-	t, ok := scheme.Scheme.AllKnownTypes()[schema.GroupVersionKind{Group: group, Version: version, Kind: kind}]
+	if t, ok := kinds[gvk{group, version, kind}]; ok {
+		return t, true
+	}
+	if group == "" || !groupVersions[[2]string{group, version}] {
+		return nil, false
+	}
+	t, ok := metaKinds[kind]
 	return t, ok
 }
