@@ -2,418 +2,357 @@
 
 package builtin
 
-import (
-	"reflect"
-
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	admissionregistrationv1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
-	admissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
-	apiserverinternalv1alpha1 "k8s.io/api/apiserverinternal/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
-	appsv1beta1 "k8s.io/api/apps/v1beta1"
-	appsv1beta2 "k8s.io/api/apps/v1beta2"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authenticationv1alpha1 "k8s.io/api/authentication/v1alpha1"
-	authenticationv1beta1 "k8s.io/api/authentication/v1beta1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
-	batchv1beta1 "k8s.io/api/batch/v1beta1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	certificatesv1alpha1 "k8s.io/api/certificates/v1alpha1"
-	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	coordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
-	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	discoveryv1beta1 "k8s.io/api/discovery/v1beta1"
-	eventsv1 "k8s.io/api/events/v1"
-	eventsv1beta1 "k8s.io/api/events/v1beta1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	flowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
-	flowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
-	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
-	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
-	networkingv1 "k8s.io/api/networking/v1"
-	networkingv1beta1 "k8s.io/api/networking/v1beta1"
-	nodev1 "k8s.io/api/node/v1"
-	nodev1alpha1 "k8s.io/api/node/v1alpha1"
-	nodev1beta1 "k8s.io/api/node/v1beta1"
-	policyv1 "k8s.io/api/policy/v1"
-	policyv1beta1 "k8s.io/api/policy/v1beta1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	rbacv1alpha1 "k8s.io/api/rbac/v1alpha1"
-	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
-	resourcev1 "k8s.io/api/resource/v1"
-	resourcev1alpha3 "k8s.io/api/resource/v1alpha3"
-	resourcev1beta1 "k8s.io/api/resource/v1beta1"
-	resourcev1beta2 "k8s.io/api/resource/v1beta2"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	storagev1 "k8s.io/api/storage/v1"
-	storagev1alpha1 "k8s.io/api/storage/v1alpha1"
-	storagev1beta1 "k8s.io/api/storage/v1beta1"
-	storagemigrationv1 "k8s.io/api/storagemigration/v1"
-	storagemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
-
-// kinds maps every versioned built-in kind to its Go type.
-var kinds = map[gvk]reflect.Type{
-	{"", "v1", "APIGroup"}:                                            reflect.TypeFor[metav1.APIGroup](),
-	{"", "v1", "APIGroupList"}:                                        reflect.TypeFor[metav1.APIGroupList](),
-	{"", "v1", "APIResourceList"}:                                     reflect.TypeFor[metav1.APIResourceList](),
-	{"", "v1", "APIVersions"}:                                         reflect.TypeFor[metav1.APIVersions](),
-	{"", "v1", "Binding"}:                                             reflect.TypeFor[corev1.Binding](),
-	{"", "v1", "ComponentStatus"}:                                     reflect.TypeFor[corev1.ComponentStatus](),
-	{"", "v1", "ComponentStatusList"}:                                 reflect.TypeFor[corev1.ComponentStatusList](),
-	{"", "v1", "ConfigMap"}:                                           reflect.TypeFor[corev1.ConfigMap](),
-	{"", "v1", "ConfigMapList"}:                                       reflect.TypeFor[corev1.ConfigMapList](),
-	{"", "v1", "CreateOptions"}:                                       reflect.TypeFor[metav1.CreateOptions](),
-	{"", "v1", "DeleteOptions"}:                                       reflect.TypeFor[metav1.DeleteOptions](),
-	{"", "v1", "Endpoints"}:                                           reflect.TypeFor[corev1.Endpoints](),
-	{"", "v1", "EndpointsList"}:                                       reflect.TypeFor[corev1.EndpointsList](),
-	{"", "v1", "Event"}:                                               reflect.TypeFor[corev1.Event](),
-	{"", "v1", "EventList"}:                                           reflect.TypeFor[corev1.EventList](),
-	{"", "v1", "GetOptions"}:                                          reflect.TypeFor[metav1.GetOptions](),
-	{"", "v1", "LimitRange"}:                                          reflect.TypeFor[corev1.LimitRange](),
-	{"", "v1", "LimitRangeList"}:                                      reflect.TypeFor[corev1.LimitRangeList](),
-	{"", "v1", "List"}:                                                reflect.TypeFor[corev1.List](),
-	{"", "v1", "ListOptions"}:                                         reflect.TypeFor[metav1.ListOptions](),
-	{"", "v1", "Namespace"}:                                           reflect.TypeFor[corev1.Namespace](),
-	{"", "v1", "NamespaceList"}:                                       reflect.TypeFor[corev1.NamespaceList](),
-	{"", "v1", "Node"}:                                                reflect.TypeFor[corev1.Node](),
-	{"", "v1", "NodeList"}:                                            reflect.TypeFor[corev1.NodeList](),
-	{"", "v1", "NodeProxyOptions"}:                                    reflect.TypeFor[corev1.NodeProxyOptions](),
-	{"", "v1", "PatchOptions"}:                                        reflect.TypeFor[metav1.PatchOptions](),
-	{"", "v1", "PersistentVolume"}:                                    reflect.TypeFor[corev1.PersistentVolume](),
-	{"", "v1", "PersistentVolumeClaim"}:                               reflect.TypeFor[corev1.PersistentVolumeClaim](),
-	{"", "v1", "PersistentVolumeClaimList"}:                           reflect.TypeFor[corev1.PersistentVolumeClaimList](),
-	{"", "v1", "PersistentVolumeList"}:                                reflect.TypeFor[corev1.PersistentVolumeList](),
-	{"", "v1", "Pod"}:                                                 reflect.TypeFor[corev1.Pod](),
-	{"", "v1", "PodAttachOptions"}:                                    reflect.TypeFor[corev1.PodAttachOptions](),
-	{"", "v1", "PodExecOptions"}:                                      reflect.TypeFor[corev1.PodExecOptions](),
-	{"", "v1", "PodList"}:                                             reflect.TypeFor[corev1.PodList](),
-	{"", "v1", "PodLogOptions"}:                                       reflect.TypeFor[corev1.PodLogOptions](),
-	{"", "v1", "PodPortForwardOptions"}:                               reflect.TypeFor[corev1.PodPortForwardOptions](),
-	{"", "v1", "PodProxyOptions"}:                                     reflect.TypeFor[corev1.PodProxyOptions](),
-	{"", "v1", "PodTemplate"}:                                         reflect.TypeFor[corev1.PodTemplate](),
-	{"", "v1", "PodTemplateList"}:                                     reflect.TypeFor[corev1.PodTemplateList](),
-	{"", "v1", "RangeAllocation"}:                                     reflect.TypeFor[corev1.RangeAllocation](),
-	{"", "v1", "ReplicationController"}:                               reflect.TypeFor[corev1.ReplicationController](),
-	{"", "v1", "ReplicationControllerList"}:                           reflect.TypeFor[corev1.ReplicationControllerList](),
-	{"", "v1", "ResourceQuota"}:                                       reflect.TypeFor[corev1.ResourceQuota](),
-	{"", "v1", "ResourceQuotaList"}:                                   reflect.TypeFor[corev1.ResourceQuotaList](),
-	{"", "v1", "Secret"}:                                              reflect.TypeFor[corev1.Secret](),
-	{"", "v1", "SecretList"}:                                          reflect.TypeFor[corev1.SecretList](),
-	{"", "v1", "SerializedReference"}:                                 reflect.TypeFor[corev1.SerializedReference](),
-	{"", "v1", "Service"}:                                             reflect.TypeFor[corev1.Service](),
-	{"", "v1", "ServiceAccount"}:                                      reflect.TypeFor[corev1.ServiceAccount](),
-	{"", "v1", "ServiceAccountList"}:                                  reflect.TypeFor[corev1.ServiceAccountList](),
-	{"", "v1", "ServiceList"}:                                         reflect.TypeFor[corev1.ServiceList](),
-	{"", "v1", "ServiceProxyOptions"}:                                 reflect.TypeFor[corev1.ServiceProxyOptions](),
-	{"", "v1", "Status"}:                                              reflect.TypeFor[metav1.Status](),
-	{"", "v1", "UpdateOptions"}:                                       reflect.TypeFor[metav1.UpdateOptions](),
-	{"", "v1", "WatchEvent"}:                                          reflect.TypeFor[metav1.WatchEvent](),
-	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"}: reflect.TypeFor[admissionregistrationv1.MutatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyBinding"}:             reflect.TypeFor[admissionregistrationv1.MutatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyBindingList"}:         reflect.TypeFor[admissionregistrationv1.MutatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyList"}:                reflect.TypeFor[admissionregistrationv1.MutatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"}:               reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration](),
-	{"admissionregistration.k8s.io", "v1", "MutatingWebhookConfigurationList"}:           reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy"}:                  reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding"}:           reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBindingList"}:       reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyList"}:              reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"}:             reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration](),
-	{"admissionregistration.k8s.io", "v1", "ValidatingWebhookConfigurationList"}:         reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfigurationList](),
-	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicy"}:              reflect.TypeFor[admissionregistrationv1alpha1.MutatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBinding"}:       reflect.TypeFor[admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBindingList"}:   reflect.TypeFor[admissionregistrationv1alpha1.MutatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyList"}:          reflect.TypeFor[admissionregistrationv1alpha1.MutatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy"}:            reflect.TypeFor[admissionregistrationv1alpha1.ValidatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBinding"}:     reflect.TypeFor[admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBindingList"}: reflect.TypeFor[admissionregistrationv1alpha1.ValidatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyList"}:        reflect.TypeFor[admissionregistrationv1alpha1.ValidatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicy"}:               reflect.TypeFor[admissionregistrationv1beta1.MutatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBinding"}:        reflect.TypeFor[admissionregistrationv1beta1.MutatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBindingList"}:    reflect.TypeFor[admissionregistrationv1beta1.MutatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyList"}:           reflect.TypeFor[admissionregistrationv1beta1.MutatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration"}:          reflect.TypeFor[admissionregistrationv1beta1.MutatingWebhookConfiguration](),
-	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfigurationList"}:      reflect.TypeFor[admissionregistrationv1beta1.MutatingWebhookConfigurationList](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy"}:             reflect.TypeFor[admissionregistrationv1beta1.ValidatingAdmissionPolicy](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding"}:      reflect.TypeFor[admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBindingList"}:  reflect.TypeFor[admissionregistrationv1beta1.ValidatingAdmissionPolicyBindingList](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyList"}:         reflect.TypeFor[admissionregistrationv1beta1.ValidatingAdmissionPolicyList](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration"}:        reflect.TypeFor[admissionregistrationv1beta1.ValidatingWebhookConfiguration](),
-	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfigurationList"}:    reflect.TypeFor[admissionregistrationv1beta1.ValidatingWebhookConfigurationList](),
-	{"apps", "v1", "ControllerRevision"}:                                                 reflect.TypeFor[appsv1.ControllerRevision](),
-	{"apps", "v1", "ControllerRevisionList"}:                                             reflect.TypeFor[appsv1.ControllerRevisionList](),
-	{"apps", "v1", "DaemonSet"}:                                                          reflect.TypeFor[appsv1.DaemonSet](),
-	{"apps", "v1", "DaemonSetList"}:                                                      reflect.TypeFor[appsv1.DaemonSetList](),
-	{"apps", "v1", "Deployment"}:                                                         reflect.TypeFor[appsv1.Deployment](),
-	{"apps", "v1", "DeploymentList"}:                                                     reflect.TypeFor[appsv1.DeploymentList](),
-	{"apps", "v1", "ReplicaSet"}:                                                         reflect.TypeFor[appsv1.ReplicaSet](),
-	{"apps", "v1", "ReplicaSetList"}:                                                     reflect.TypeFor[appsv1.ReplicaSetList](),
-	{"apps", "v1", "StatefulSet"}:                                                        reflect.TypeFor[appsv1.StatefulSet](),
-	{"apps", "v1", "StatefulSetList"}:                                                    reflect.TypeFor[appsv1.StatefulSetList](),
-	{"apps", "v1beta1", "ControllerRevision"}:                                            reflect.TypeFor[appsv1beta1.ControllerRevision](),
-	{"apps", "v1beta1", "ControllerRevisionList"}:                                        reflect.TypeFor[appsv1beta1.ControllerRevisionList](),
-	{"apps", "v1beta1", "Deployment"}:                                                    reflect.TypeFor[appsv1beta1.Deployment](),
-	{"apps", "v1beta1", "DeploymentList"}:                                                reflect.TypeFor[appsv1beta1.DeploymentList](),
-	{"apps", "v1beta1", "DeploymentRollback"}:                                            reflect.TypeFor[appsv1beta1.DeploymentRollback](),
-	{"apps", "v1beta1", "Scale"}:                                                         reflect.TypeFor[appsv1beta1.Scale](),
-	{"apps", "v1beta1", "StatefulSet"}:                                                   reflect.TypeFor[appsv1beta1.StatefulSet](),
-	{"apps", "v1beta1", "StatefulSetList"}:                                               reflect.TypeFor[appsv1beta1.StatefulSetList](),
-	{"apps", "v1beta2", "ControllerRevision"}:                                            reflect.TypeFor[appsv1beta2.ControllerRevision](),
-	{"apps", "v1beta2", "ControllerRevisionList"}:                                        reflect.TypeFor[appsv1beta2.ControllerRevisionList](),
-	{"apps", "v1beta2", "DaemonSet"}:                                                     reflect.TypeFor[appsv1beta2.DaemonSet](),
-	{"apps", "v1beta2", "DaemonSetList"}:                                                 reflect.TypeFor[appsv1beta2.DaemonSetList](),
-	{"apps", "v1beta2", "Deployment"}:                                                    reflect.TypeFor[appsv1beta2.Deployment](),
-	{"apps", "v1beta2", "DeploymentList"}:                                                reflect.TypeFor[appsv1beta2.DeploymentList](),
-	{"apps", "v1beta2", "ReplicaSet"}:                                                    reflect.TypeFor[appsv1beta2.ReplicaSet](),
-	{"apps", "v1beta2", "ReplicaSetList"}:                                                reflect.TypeFor[appsv1beta2.ReplicaSetList](),
-	{"apps", "v1beta2", "Scale"}:                                                         reflect.TypeFor[appsv1beta2.Scale](),
-	{"apps", "v1beta2", "StatefulSet"}:                                                   reflect.TypeFor[appsv1beta2.StatefulSet](),
-	{"apps", "v1beta2", "StatefulSetList"}:                                               reflect.TypeFor[appsv1beta2.StatefulSetList](),
-	{"authentication.k8s.io", "v1", "SelfSubjectReview"}:                                 reflect.TypeFor[authenticationv1.SelfSubjectReview](),
-	{"authentication.k8s.io", "v1", "TokenRequest"}:                                      reflect.TypeFor[authenticationv1.TokenRequest](),
-	{"authentication.k8s.io", "v1", "TokenReview"}:                                       reflect.TypeFor[authenticationv1.TokenReview](),
-	{"authentication.k8s.io", "v1alpha1", "SelfSubjectReview"}:                           reflect.TypeFor[authenticationv1alpha1.SelfSubjectReview](),
-	{"authentication.k8s.io", "v1beta1", "SelfSubjectReview"}:                            reflect.TypeFor[authenticationv1beta1.SelfSubjectReview](),
-	{"authentication.k8s.io", "v1beta1", "TokenReview"}:                                  reflect.TypeFor[authenticationv1beta1.TokenReview](),
-	{"authorization.k8s.io", "v1", "LocalSubjectAccessReview"}:                           reflect.TypeFor[authorizationv1.LocalSubjectAccessReview](),
-	{"authorization.k8s.io", "v1", "SelfSubjectAccessReview"}:                            reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
-	{"authorization.k8s.io", "v1", "SelfSubjectRulesReview"}:                             reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
-	{"authorization.k8s.io", "v1", "SubjectAccessReview"}:                                reflect.TypeFor[authorizationv1.SubjectAccessReview](),
-	{"authorization.k8s.io", "v1beta1", "LocalSubjectAccessReview"}:                      reflect.TypeFor[authorizationv1beta1.LocalSubjectAccessReview](),
-	{"authorization.k8s.io", "v1beta1", "SelfSubjectAccessReview"}:                       reflect.TypeFor[authorizationv1beta1.SelfSubjectAccessReview](),
-	{"authorization.k8s.io", "v1beta1", "SelfSubjectRulesReview"}:                        reflect.TypeFor[authorizationv1beta1.SelfSubjectRulesReview](),
-	{"authorization.k8s.io", "v1beta1", "SubjectAccessReview"}:                           reflect.TypeFor[authorizationv1beta1.SubjectAccessReview](),
-	{"autoscaling", "v1", "HorizontalPodAutoscaler"}:                                     reflect.TypeFor[autoscalingv1.HorizontalPodAutoscaler](),
-	{"autoscaling", "v1", "HorizontalPodAutoscalerList"}:                                 reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerList](),
-	{"autoscaling", "v1", "Scale"}:                                                       reflect.TypeFor[autoscalingv1.Scale](),
-	{"autoscaling", "v2", "HorizontalPodAutoscaler"}:                                     reflect.TypeFor[autoscalingv2.HorizontalPodAutoscaler](),
-	{"autoscaling", "v2", "HorizontalPodAutoscalerList"}:                                 reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerList](),
-	{"batch", "v1", "CronJob"}:                                                           reflect.TypeFor[batchv1.CronJob](),
-	{"batch", "v1", "CronJobList"}:                                                       reflect.TypeFor[batchv1.CronJobList](),
-	{"batch", "v1", "Job"}:                                                               reflect.TypeFor[batchv1.Job](),
-	{"batch", "v1", "JobList"}:                                                           reflect.TypeFor[batchv1.JobList](),
-	{"batch", "v1beta1", "CronJob"}:                                                      reflect.TypeFor[batchv1beta1.CronJob](),
-	{"batch", "v1beta1", "CronJobList"}:                                                  reflect.TypeFor[batchv1beta1.CronJobList](),
-	{"certificates.k8s.io", "v1", "CertificateSigningRequest"}:                           reflect.TypeFor[certificatesv1.CertificateSigningRequest](),
-	{"certificates.k8s.io", "v1", "CertificateSigningRequestList"}:                       reflect.TypeFor[certificatesv1.CertificateSigningRequestList](),
-	{"certificates.k8s.io", "v1", "ClusterTrustBundle"}:                                  reflect.TypeFor[certificatesv1.ClusterTrustBundle](),
-	{"certificates.k8s.io", "v1", "ClusterTrustBundleList"}:                              reflect.TypeFor[certificatesv1.ClusterTrustBundleList](),
-	{"certificates.k8s.io", "v1", "PodCertificateRequest"}:                               reflect.TypeFor[certificatesv1.PodCertificateRequest](),
-	{"certificates.k8s.io", "v1", "PodCertificateRequestList"}:                           reflect.TypeFor[certificatesv1.PodCertificateRequestList](),
-	{"certificates.k8s.io", "v1alpha1", "ClusterTrustBundle"}:                            reflect.TypeFor[certificatesv1alpha1.ClusterTrustBundle](),
-	{"certificates.k8s.io", "v1alpha1", "ClusterTrustBundleList"}:                        reflect.TypeFor[certificatesv1alpha1.ClusterTrustBundleList](),
-	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequest"}:                      reflect.TypeFor[certificatesv1beta1.CertificateSigningRequest](),
-	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequestList"}:                  reflect.TypeFor[certificatesv1beta1.CertificateSigningRequestList](),
-	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundle"}:                             reflect.TypeFor[certificatesv1beta1.ClusterTrustBundle](),
-	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundleList"}:                         reflect.TypeFor[certificatesv1beta1.ClusterTrustBundleList](),
-	{"certificates.k8s.io", "v1beta1", "PodCertificateRequest"}:                          reflect.TypeFor[certificatesv1beta1.PodCertificateRequest](),
-	{"certificates.k8s.io", "v1beta1", "PodCertificateRequestList"}:                      reflect.TypeFor[certificatesv1beta1.PodCertificateRequestList](),
-	{"coordination.k8s.io", "v1", "Lease"}:                                               reflect.TypeFor[coordinationv1.Lease](),
-	{"coordination.k8s.io", "v1", "LeaseList"}:                                           reflect.TypeFor[coordinationv1.LeaseList](),
-	{"coordination.k8s.io", "v1alpha2", "LeaseCandidate"}:                                reflect.TypeFor[coordinationv1alpha2.LeaseCandidate](),
-	{"coordination.k8s.io", "v1alpha2", "LeaseCandidateList"}:                            reflect.TypeFor[coordinationv1alpha2.LeaseCandidateList](),
-	{"coordination.k8s.io", "v1beta1", "Lease"}:                                          reflect.TypeFor[coordinationv1beta1.Lease](),
-	{"coordination.k8s.io", "v1beta1", "LeaseCandidate"}:                                 reflect.TypeFor[coordinationv1beta1.LeaseCandidate](),
-	{"coordination.k8s.io", "v1beta1", "LeaseCandidateList"}:                             reflect.TypeFor[coordinationv1beta1.LeaseCandidateList](),
-	{"coordination.k8s.io", "v1beta1", "LeaseList"}:                                      reflect.TypeFor[coordinationv1beta1.LeaseList](),
-	{"discovery.k8s.io", "v1", "EndpointSlice"}:                                          reflect.TypeFor[discoveryv1.EndpointSlice](),
-	{"discovery.k8s.io", "v1", "EndpointSliceList"}:                                      reflect.TypeFor[discoveryv1.EndpointSliceList](),
-	{"discovery.k8s.io", "v1beta1", "EndpointSlice"}:                                     reflect.TypeFor[discoveryv1beta1.EndpointSlice](),
-	{"discovery.k8s.io", "v1beta1", "EndpointSliceList"}:                                 reflect.TypeFor[discoveryv1beta1.EndpointSliceList](),
-	{"events.k8s.io", "v1", "Event"}:                                                     reflect.TypeFor[eventsv1.Event](),
-	{"events.k8s.io", "v1", "EventList"}:                                                 reflect.TypeFor[eventsv1.EventList](),
-	{"events.k8s.io", "v1beta1", "Event"}:                                                reflect.TypeFor[eventsv1beta1.Event](),
-	{"events.k8s.io", "v1beta1", "EventList"}:                                            reflect.TypeFor[eventsv1beta1.EventList](),
-	{"extensions", "v1beta1", "DaemonSet"}:                                               reflect.TypeFor[extensionsv1beta1.DaemonSet](),
-	{"extensions", "v1beta1", "DaemonSetList"}:                                           reflect.TypeFor[extensionsv1beta1.DaemonSetList](),
-	{"extensions", "v1beta1", "Deployment"}:                                              reflect.TypeFor[extensionsv1beta1.Deployment](),
-	{"extensions", "v1beta1", "DeploymentList"}:                                          reflect.TypeFor[extensionsv1beta1.DeploymentList](),
-	{"extensions", "v1beta1", "DeploymentRollback"}:                                      reflect.TypeFor[extensionsv1beta1.DeploymentRollback](),
-	{"extensions", "v1beta1", "Ingress"}:                                                 reflect.TypeFor[extensionsv1beta1.Ingress](),
-	{"extensions", "v1beta1", "IngressList"}:                                             reflect.TypeFor[extensionsv1beta1.IngressList](),
-	{"extensions", "v1beta1", "NetworkPolicy"}:                                           reflect.TypeFor[extensionsv1beta1.NetworkPolicy](),
-	{"extensions", "v1beta1", "NetworkPolicyList"}:                                       reflect.TypeFor[extensionsv1beta1.NetworkPolicyList](),
-	{"extensions", "v1beta1", "ReplicaSet"}:                                              reflect.TypeFor[extensionsv1beta1.ReplicaSet](),
-	{"extensions", "v1beta1", "ReplicaSetList"}:                                          reflect.TypeFor[extensionsv1beta1.ReplicaSetList](),
-	{"extensions", "v1beta1", "Scale"}:                                                   reflect.TypeFor[extensionsv1beta1.Scale](),
-	{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"}:                                 reflect.TypeFor[flowcontrolv1.FlowSchema](),
-	{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchemaList"}:                             reflect.TypeFor[flowcontrolv1.FlowSchemaList](),
-	{"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration"}:                 reflect.TypeFor[flowcontrolv1.PriorityLevelConfiguration](),
-	{"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfigurationList"}:             reflect.TypeFor[flowcontrolv1.PriorityLevelConfigurationList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema"}:                            reflect.TypeFor[flowcontrolv1beta1.FlowSchema](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchemaList"}:                        reflect.TypeFor[flowcontrolv1beta1.FlowSchemaList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration"}:            reflect.TypeFor[flowcontrolv1beta1.PriorityLevelConfiguration](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfigurationList"}:        reflect.TypeFor[flowcontrolv1beta1.PriorityLevelConfigurationList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema"}:                            reflect.TypeFor[flowcontrolv1beta2.FlowSchema](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchemaList"}:                        reflect.TypeFor[flowcontrolv1beta2.FlowSchemaList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration"}:            reflect.TypeFor[flowcontrolv1beta2.PriorityLevelConfiguration](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfigurationList"}:        reflect.TypeFor[flowcontrolv1beta2.PriorityLevelConfigurationList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"}:                            reflect.TypeFor[flowcontrolv1beta3.FlowSchema](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchemaList"}:                        reflect.TypeFor[flowcontrolv1beta3.FlowSchemaList](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration"}:            reflect.TypeFor[flowcontrolv1beta3.PriorityLevelConfiguration](),
-	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfigurationList"}:        reflect.TypeFor[flowcontrolv1beta3.PriorityLevelConfigurationList](),
-	{"internal.apiserver.k8s.io", "v1alpha1", "StorageVersion"}:                          reflect.TypeFor[apiserverinternalv1alpha1.StorageVersion](),
-	{"internal.apiserver.k8s.io", "v1alpha1", "StorageVersionList"}:                      reflect.TypeFor[apiserverinternalv1alpha1.StorageVersionList](),
-	{"lifecycle.k8s.io", "v1alpha1", "Eviction"}:                                         reflect.TypeFor[lifecyclev1alpha1.Eviction](),
-	{"lifecycle.k8s.io", "v1alpha1", "EvictionList"}:                                     reflect.TypeFor[lifecyclev1alpha1.EvictionList](),
-	{"lifecycle.k8s.io", "v1alpha1", "EvictionRequest"}:                                  reflect.TypeFor[lifecyclev1alpha1.EvictionRequest](),
-	{"lifecycle.k8s.io", "v1alpha1", "EvictionRequestList"}:                              reflect.TypeFor[lifecyclev1alpha1.EvictionRequestList](),
-	{"networking.k8s.io", "v1", "IPAddress"}:                                             reflect.TypeFor[networkingv1.IPAddress](),
-	{"networking.k8s.io", "v1", "IPAddressList"}:                                         reflect.TypeFor[networkingv1.IPAddressList](),
-	{"networking.k8s.io", "v1", "Ingress"}:                                               reflect.TypeFor[networkingv1.Ingress](),
-	{"networking.k8s.io", "v1", "IngressClass"}:                                          reflect.TypeFor[networkingv1.IngressClass](),
-	{"networking.k8s.io", "v1", "IngressClassList"}:                                      reflect.TypeFor[networkingv1.IngressClassList](),
-	{"networking.k8s.io", "v1", "IngressList"}:                                           reflect.TypeFor[networkingv1.IngressList](),
-	{"networking.k8s.io", "v1", "NetworkPolicy"}:                                         reflect.TypeFor[networkingv1.NetworkPolicy](),
-	{"networking.k8s.io", "v1", "NetworkPolicyList"}:                                     reflect.TypeFor[networkingv1.NetworkPolicyList](),
-	{"networking.k8s.io", "v1", "ServiceCIDR"}:                                           reflect.TypeFor[networkingv1.ServiceCIDR](),
-	{"networking.k8s.io", "v1", "ServiceCIDRList"}:                                       reflect.TypeFor[networkingv1.ServiceCIDRList](),
-	{"networking.k8s.io", "v1beta1", "IPAddress"}:                                        reflect.TypeFor[networkingv1beta1.IPAddress](),
-	{"networking.k8s.io", "v1beta1", "IPAddressList"}:                                    reflect.TypeFor[networkingv1beta1.IPAddressList](),
-	{"networking.k8s.io", "v1beta1", "Ingress"}:                                          reflect.TypeFor[networkingv1beta1.Ingress](),
-	{"networking.k8s.io", "v1beta1", "IngressClass"}:                                     reflect.TypeFor[networkingv1beta1.IngressClass](),
-	{"networking.k8s.io", "v1beta1", "IngressClassList"}:                                 reflect.TypeFor[networkingv1beta1.IngressClassList](),
-	{"networking.k8s.io", "v1beta1", "IngressList"}:                                      reflect.TypeFor[networkingv1beta1.IngressList](),
-	{"networking.k8s.io", "v1beta1", "ServiceCIDR"}:                                      reflect.TypeFor[networkingv1beta1.ServiceCIDR](),
-	{"networking.k8s.io", "v1beta1", "ServiceCIDRList"}:                                  reflect.TypeFor[networkingv1beta1.ServiceCIDRList](),
-	{"node.k8s.io", "v1", "RuntimeClass"}:                                                reflect.TypeFor[nodev1.RuntimeClass](),
-	{"node.k8s.io", "v1", "RuntimeClassList"}:                                            reflect.TypeFor[nodev1.RuntimeClassList](),
-	{"node.k8s.io", "v1alpha1", "RuntimeClass"}:                                          reflect.TypeFor[nodev1alpha1.RuntimeClass](),
-	{"node.k8s.io", "v1alpha1", "RuntimeClassList"}:                                      reflect.TypeFor[nodev1alpha1.RuntimeClassList](),
-	{"node.k8s.io", "v1beta1", "RuntimeClass"}:                                           reflect.TypeFor[nodev1beta1.RuntimeClass](),
-	{"node.k8s.io", "v1beta1", "RuntimeClassList"}:                                       reflect.TypeFor[nodev1beta1.RuntimeClassList](),
-	{"policy", "v1", "Eviction"}:                                                         reflect.TypeFor[policyv1.Eviction](),
-	{"policy", "v1", "PodDisruptionBudget"}:                                              reflect.TypeFor[policyv1.PodDisruptionBudget](),
-	{"policy", "v1", "PodDisruptionBudgetList"}:                                          reflect.TypeFor[policyv1.PodDisruptionBudgetList](),
-	{"policy", "v1beta1", "Eviction"}:                                                    reflect.TypeFor[policyv1beta1.Eviction](),
-	{"policy", "v1beta1", "PodDisruptionBudget"}:                                         reflect.TypeFor[policyv1beta1.PodDisruptionBudget](),
-	{"policy", "v1beta1", "PodDisruptionBudgetList"}:                                     reflect.TypeFor[policyv1beta1.PodDisruptionBudgetList](),
-	{"rbac.authorization.k8s.io", "v1", "ClusterRole"}:                                   reflect.TypeFor[rbacv1.ClusterRole](),
-	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"}:                            reflect.TypeFor[rbacv1.ClusterRoleBinding](),
-	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBindingList"}:                        reflect.TypeFor[rbacv1.ClusterRoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1", "ClusterRoleList"}:                               reflect.TypeFor[rbacv1.ClusterRoleList](),
-	{"rbac.authorization.k8s.io", "v1", "Role"}:                                          reflect.TypeFor[rbacv1.Role](),
-	{"rbac.authorization.k8s.io", "v1", "RoleBinding"}:                                   reflect.TypeFor[rbacv1.RoleBinding](),
-	{"rbac.authorization.k8s.io", "v1", "RoleBindingList"}:                               reflect.TypeFor[rbacv1.RoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1", "RoleList"}:                                      reflect.TypeFor[rbacv1.RoleList](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRole"}:                             reflect.TypeFor[rbacv1alpha1.ClusterRole](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBinding"}:                      reflect.TypeFor[rbacv1alpha1.ClusterRoleBinding](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBindingList"}:                  reflect.TypeFor[rbacv1alpha1.ClusterRoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleList"}:                         reflect.TypeFor[rbacv1alpha1.ClusterRoleList](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "Role"}:                                    reflect.TypeFor[rbacv1alpha1.Role](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBinding"}:                             reflect.TypeFor[rbacv1alpha1.RoleBinding](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBindingList"}:                         reflect.TypeFor[rbacv1alpha1.RoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1alpha1", "RoleList"}:                                reflect.TypeFor[rbacv1alpha1.RoleList](),
-	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRole"}:                              reflect.TypeFor[rbacv1beta1.ClusterRole](),
-	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding"}:                       reflect.TypeFor[rbacv1beta1.ClusterRoleBinding](),
-	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBindingList"}:                   reflect.TypeFor[rbacv1beta1.ClusterRoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleList"}:                          reflect.TypeFor[rbacv1beta1.ClusterRoleList](),
-	{"rbac.authorization.k8s.io", "v1beta1", "Role"}:                                     reflect.TypeFor[rbacv1beta1.Role](),
-	{"rbac.authorization.k8s.io", "v1beta1", "RoleBinding"}:                              reflect.TypeFor[rbacv1beta1.RoleBinding](),
-	{"rbac.authorization.k8s.io", "v1beta1", "RoleBindingList"}:                          reflect.TypeFor[rbacv1beta1.RoleBindingList](),
-	{"rbac.authorization.k8s.io", "v1beta1", "RoleList"}:                                 reflect.TypeFor[rbacv1beta1.RoleList](),
-	{"resource.k8s.io", "v1", "DeviceClass"}:                                             reflect.TypeFor[resourcev1.DeviceClass](),
-	{"resource.k8s.io", "v1", "DeviceClassList"}:                                         reflect.TypeFor[resourcev1.DeviceClassList](),
-	{"resource.k8s.io", "v1", "DeviceTaintRule"}:                                         reflect.TypeFor[resourcev1.DeviceTaintRule](),
-	{"resource.k8s.io", "v1", "DeviceTaintRuleList"}:                                     reflect.TypeFor[resourcev1.DeviceTaintRuleList](),
-	{"resource.k8s.io", "v1", "ResourceClaim"}:                                           reflect.TypeFor[resourcev1.ResourceClaim](),
-	{"resource.k8s.io", "v1", "ResourceClaimList"}:                                       reflect.TypeFor[resourcev1.ResourceClaimList](),
-	{"resource.k8s.io", "v1", "ResourceClaimTemplate"}:                                   reflect.TypeFor[resourcev1.ResourceClaimTemplate](),
-	{"resource.k8s.io", "v1", "ResourceClaimTemplateList"}:                               reflect.TypeFor[resourcev1.ResourceClaimTemplateList](),
-	{"resource.k8s.io", "v1", "ResourceSlice"}:                                           reflect.TypeFor[resourcev1.ResourceSlice](),
-	{"resource.k8s.io", "v1", "ResourceSliceList"}:                                       reflect.TypeFor[resourcev1.ResourceSliceList](),
-	{"resource.k8s.io", "v1alpha3", "DeviceTaintRule"}:                                   reflect.TypeFor[resourcev1alpha3.DeviceTaintRule](),
-	{"resource.k8s.io", "v1alpha3", "DeviceTaintRuleList"}:                               reflect.TypeFor[resourcev1alpha3.DeviceTaintRuleList](),
-	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequest"}:                         reflect.TypeFor[resourcev1alpha3.ResourcePoolStatusRequest](),
-	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequestList"}:                     reflect.TypeFor[resourcev1alpha3.ResourcePoolStatusRequestList](),
-	{"resource.k8s.io", "v1beta1", "DeviceClass"}:                                        reflect.TypeFor[resourcev1beta1.DeviceClass](),
-	{"resource.k8s.io", "v1beta1", "DeviceClassList"}:                                    reflect.TypeFor[resourcev1beta1.DeviceClassList](),
-	{"resource.k8s.io", "v1beta1", "ResourceClaim"}:                                      reflect.TypeFor[resourcev1beta1.ResourceClaim](),
-	{"resource.k8s.io", "v1beta1", "ResourceClaimList"}:                                  reflect.TypeFor[resourcev1beta1.ResourceClaimList](),
-	{"resource.k8s.io", "v1beta1", "ResourceClaimTemplate"}:                              reflect.TypeFor[resourcev1beta1.ResourceClaimTemplate](),
-	{"resource.k8s.io", "v1beta1", "ResourceClaimTemplateList"}:                          reflect.TypeFor[resourcev1beta1.ResourceClaimTemplateList](),
-	{"resource.k8s.io", "v1beta1", "ResourceSlice"}:                                      reflect.TypeFor[resourcev1beta1.ResourceSlice](),
-	{"resource.k8s.io", "v1beta1", "ResourceSliceList"}:                                  reflect.TypeFor[resourcev1beta1.ResourceSliceList](),
-	{"resource.k8s.io", "v1beta2", "DeviceClass"}:                                        reflect.TypeFor[resourcev1beta2.DeviceClass](),
-	{"resource.k8s.io", "v1beta2", "DeviceClassList"}:                                    reflect.TypeFor[resourcev1beta2.DeviceClassList](),
-	{"resource.k8s.io", "v1beta2", "DeviceTaintRule"}:                                    reflect.TypeFor[resourcev1beta2.DeviceTaintRule](),
-	{"resource.k8s.io", "v1beta2", "DeviceTaintRuleList"}:                                reflect.TypeFor[resourcev1beta2.DeviceTaintRuleList](),
-	{"resource.k8s.io", "v1beta2", "ResourceClaim"}:                                      reflect.TypeFor[resourcev1beta2.ResourceClaim](),
-	{"resource.k8s.io", "v1beta2", "ResourceClaimList"}:                                  reflect.TypeFor[resourcev1beta2.ResourceClaimList](),
-	{"resource.k8s.io", "v1beta2", "ResourceClaimTemplate"}:                              reflect.TypeFor[resourcev1beta2.ResourceClaimTemplate](),
-	{"resource.k8s.io", "v1beta2", "ResourceClaimTemplateList"}:                          reflect.TypeFor[resourcev1beta2.ResourceClaimTemplateList](),
-	{"resource.k8s.io", "v1beta2", "ResourceSlice"}:                                      reflect.TypeFor[resourcev1beta2.ResourceSlice](),
-	{"resource.k8s.io", "v1beta2", "ResourceSliceList"}:                                  reflect.TypeFor[resourcev1beta2.ResourceSliceList](),
-	{"scheduling.k8s.io", "v1", "PriorityClass"}:                                         reflect.TypeFor[schedulingv1.PriorityClass](),
-	{"scheduling.k8s.io", "v1", "PriorityClassList"}:                                     reflect.TypeFor[schedulingv1.PriorityClassList](),
-	{"scheduling.k8s.io", "v1alpha3", "CompositePodGroup"}:                               reflect.TypeFor[schedulingv1alpha3.CompositePodGroup](),
-	{"scheduling.k8s.io", "v1alpha3", "CompositePodGroupList"}:                           reflect.TypeFor[schedulingv1alpha3.CompositePodGroupList](),
-	{"scheduling.k8s.io", "v1alpha3", "PodGroup"}:                                        reflect.TypeFor[schedulingv1alpha3.PodGroup](),
-	{"scheduling.k8s.io", "v1alpha3", "PodGroupList"}:                                    reflect.TypeFor[schedulingv1alpha3.PodGroupList](),
-	{"scheduling.k8s.io", "v1alpha3", "Workload"}:                                        reflect.TypeFor[schedulingv1alpha3.Workload](),
-	{"scheduling.k8s.io", "v1alpha3", "WorkloadList"}:                                    reflect.TypeFor[schedulingv1alpha3.WorkloadList](),
-	{"scheduling.k8s.io", "v1beta1", "PodGroup"}:                                         reflect.TypeFor[schedulingv1beta1.PodGroup](),
-	{"scheduling.k8s.io", "v1beta1", "PodGroupList"}:                                     reflect.TypeFor[schedulingv1beta1.PodGroupList](),
-	{"scheduling.k8s.io", "v1beta1", "PriorityClass"}:                                    reflect.TypeFor[schedulingv1beta1.PriorityClass](),
-	{"scheduling.k8s.io", "v1beta1", "PriorityClassList"}:                                reflect.TypeFor[schedulingv1beta1.PriorityClassList](),
-	{"scheduling.k8s.io", "v1beta1", "Workload"}:                                         reflect.TypeFor[schedulingv1beta1.Workload](),
-	{"scheduling.k8s.io", "v1beta1", "WorkloadList"}:                                     reflect.TypeFor[schedulingv1beta1.WorkloadList](),
-	{"storage.k8s.io", "v1", "CSIDriver"}:                                                reflect.TypeFor[storagev1.CSIDriver](),
-	{"storage.k8s.io", "v1", "CSIDriverList"}:                                            reflect.TypeFor[storagev1.CSIDriverList](),
-	{"storage.k8s.io", "v1", "CSINode"}:                                                  reflect.TypeFor[storagev1.CSINode](),
-	{"storage.k8s.io", "v1", "CSINodeList"}:                                              reflect.TypeFor[storagev1.CSINodeList](),
-	{"storage.k8s.io", "v1", "CSIStorageCapacity"}:                                       reflect.TypeFor[storagev1.CSIStorageCapacity](),
-	{"storage.k8s.io", "v1", "CSIStorageCapacityList"}:                                   reflect.TypeFor[storagev1.CSIStorageCapacityList](),
-	{"storage.k8s.io", "v1", "StorageClass"}:                                             reflect.TypeFor[storagev1.StorageClass](),
-	{"storage.k8s.io", "v1", "StorageClassList"}:                                         reflect.TypeFor[storagev1.StorageClassList](),
-	{"storage.k8s.io", "v1", "VolumeAttachment"}:                                         reflect.TypeFor[storagev1.VolumeAttachment](),
-	{"storage.k8s.io", "v1", "VolumeAttachmentList"}:                                     reflect.TypeFor[storagev1.VolumeAttachmentList](),
-	{"storage.k8s.io", "v1", "VolumeAttributesClass"}:                                    reflect.TypeFor[storagev1.VolumeAttributesClass](),
-	{"storage.k8s.io", "v1", "VolumeAttributesClassList"}:                                reflect.TypeFor[storagev1.VolumeAttributesClassList](),
-	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacity"}:                                 reflect.TypeFor[storagev1alpha1.CSIStorageCapacity](),
-	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacityList"}:                             reflect.TypeFor[storagev1alpha1.CSIStorageCapacityList](),
-	{"storage.k8s.io", "v1alpha1", "VolumeAttachment"}:                                   reflect.TypeFor[storagev1alpha1.VolumeAttachment](),
-	{"storage.k8s.io", "v1alpha1", "VolumeAttachmentList"}:                               reflect.TypeFor[storagev1alpha1.VolumeAttachmentList](),
-	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClass"}:                              reflect.TypeFor[storagev1alpha1.VolumeAttributesClass](),
-	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClassList"}:                          reflect.TypeFor[storagev1alpha1.VolumeAttributesClassList](),
-	{"storage.k8s.io", "v1beta1", "CSIDriver"}:                                           reflect.TypeFor[storagev1beta1.CSIDriver](),
-	{"storage.k8s.io", "v1beta1", "CSIDriverList"}:                                       reflect.TypeFor[storagev1beta1.CSIDriverList](),
-	{"storage.k8s.io", "v1beta1", "CSINode"}:                                             reflect.TypeFor[storagev1beta1.CSINode](),
-	{"storage.k8s.io", "v1beta1", "CSINodeList"}:                                         reflect.TypeFor[storagev1beta1.CSINodeList](),
-	{"storage.k8s.io", "v1beta1", "CSIStorageCapacity"}:                                  reflect.TypeFor[storagev1beta1.CSIStorageCapacity](),
-	{"storage.k8s.io", "v1beta1", "CSIStorageCapacityList"}:                              reflect.TypeFor[storagev1beta1.CSIStorageCapacityList](),
-	{"storage.k8s.io", "v1beta1", "StorageClass"}:                                        reflect.TypeFor[storagev1beta1.StorageClass](),
-	{"storage.k8s.io", "v1beta1", "StorageClassList"}:                                    reflect.TypeFor[storagev1beta1.StorageClassList](),
-	{"storage.k8s.io", "v1beta1", "VolumeAttachment"}:                                    reflect.TypeFor[storagev1beta1.VolumeAttachment](),
-	{"storage.k8s.io", "v1beta1", "VolumeAttachmentList"}:                                reflect.TypeFor[storagev1beta1.VolumeAttachmentList](),
-	{"storage.k8s.io", "v1beta1", "VolumeAttributesClass"}:                               reflect.TypeFor[storagev1beta1.VolumeAttributesClass](),
-	{"storage.k8s.io", "v1beta1", "VolumeAttributesClassList"}:                           reflect.TypeFor[storagev1beta1.VolumeAttributesClassList](),
-	{"storagemigration.k8s.io", "v1", "StorageVersionMigration"}:                         reflect.TypeFor[storagemigrationv1.StorageVersionMigration](),
-	{"storagemigration.k8s.io", "v1", "StorageVersionMigrationList"}:                     reflect.TypeFor[storagemigrationv1.StorageVersionMigrationList](),
-	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigration"}:                    reflect.TypeFor[storagemigrationv1beta1.StorageVersionMigration](),
-	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigrationList"}:                reflect.TypeFor[storagemigrationv1beta1.StorageVersionMigrationList](),
+// kinds maps every versioned built-in kind to its type in types.txt.
+var kinds = map[gvk]int{
+	{"", "v1", "APIGroup"}:                                            0,   // v1.APIGroup
+	{"", "v1", "APIGroupList"}:                                        6,   // v1.APIGroupList
+	{"", "v1", "APIResourceList"}:                                     8,   // v1.APIResourceList
+	{"", "v1", "APIVersions"}:                                         14,  // v1.APIVersions
+	{"", "v1", "Binding"}:                                             15,  // v1.Binding
+	{"", "v1", "ComponentStatus"}:                                     28,  // v1.ComponentStatus
+	{"", "v1", "ComponentStatusList"}:                                 33,  // v1.ComponentStatusList
+	{"", "v1", "ConfigMap"}:                                           37,  // v1.ConfigMap
+	{"", "v1", "ConfigMapList"}:                                       41,  // v1.ConfigMapList
+	{"", "v1", "CreateOptions"}:                                       43,  // v1.CreateOptions
+	{"", "v1", "DeleteOptions"}:                                       44,  // v1.DeleteOptions
+	{"", "v1", "Endpoints"}:                                           47,  // v1.Endpoints
+	{"", "v1", "EndpointsList"}:                                       56,  // v1.EndpointsList
+	{"", "v1", "Event"}:                                               58,  // v1.Event
+	{"", "v1", "EventList"}:                                           62,  // v1.EventList
+	{"", "v1", "GetOptions"}:                                          64,  // v1.GetOptions
+	{"", "v1", "LimitRange"}:                                          65,  // v1.LimitRange
+	{"", "v1", "LimitRangeList"}:                                      73,  // v1.LimitRangeList
+	{"", "v1", "List"}:                                                75,  // v1.List
+	{"", "v1", "ListOptions"}:                                         78,  // v1.ListOptions
+	{"", "v1", "Namespace"}:                                           80,  // v1.Namespace
+	{"", "v1", "NamespaceList"}:                                       89,  // v1.NamespaceList
+	{"", "v1", "Node"}:                                                91,  // v1.Node
+	{"", "v1", "NodeList"}:                                            122, // v1.NodeList
+	{"", "v1", "NodeProxyOptions"}:                                    124, // v1.NodeProxyOptions
+	{"", "v1", "PatchOptions"}:                                        125, // v1.PatchOptions
+	{"", "v1", "PersistentVolume"}:                                    126, // v1.PersistentVolume
+	{"", "v1", "PersistentVolumeClaim"}:                               167, // v1.PersistentVolumeClaim
+	{"", "v1", "PersistentVolumeClaimList"}:                           189, // v1.PersistentVolumeClaimList
+	{"", "v1", "PersistentVolumeList"}:                                191, // v1.PersistentVolumeList
+	{"", "v1", "Pod"}:                                                 193, // v1.Pod
+	{"", "v1", "PodAttachOptions"}:                                    384, // v1.PodAttachOptions
+	{"", "v1", "PodExecOptions"}:                                      385, // v1.PodExecOptions
+	{"", "v1", "PodList"}:                                             386, // v1.PodList
+	{"", "v1", "PodLogOptions"}:                                       388, // v1.PodLogOptions
+	{"", "v1", "PodPortForwardOptions"}:                               389, // v1.PodPortForwardOptions
+	{"", "v1", "PodProxyOptions"}:                                     390, // v1.PodProxyOptions
+	{"", "v1", "PodTemplate"}:                                         391, // v1.PodTemplate
+	{"", "v1", "PodTemplateList"}:                                     393, // v1.PodTemplateList
+	{"", "v1", "RangeAllocation"}:                                     395, // v1.RangeAllocation
+	{"", "v1", "ReplicationController"}:                               396, // v1.ReplicationController
+	{"", "v1", "ReplicationControllerList"}:                           402, // v1.ReplicationControllerList
+	{"", "v1", "ResourceQuota"}:                                       404, // v1.ResourceQuota
+	{"", "v1", "ResourceQuotaList"}:                                   413, // v1.ResourceQuotaList
+	{"", "v1", "Secret"}:                                              415, // v1.Secret
+	{"", "v1", "SecretList"}:                                          417, // v1.SecretList
+	{"", "v1", "SerializedReference"}:                                 419, // v1.SerializedReference
+	{"", "v1", "Service"}:                                             420, // v1.Service
+	{"", "v1", "ServiceAccount"}:                                      443, // v1.ServiceAccount
+	{"", "v1", "ServiceAccountList"}:                                  445, // v1.ServiceAccountList
+	{"", "v1", "ServiceList"}:                                         447, // v1.ServiceList
+	{"", "v1", "ServiceProxyOptions"}:                                 449, // v1.ServiceProxyOptions
+	{"", "v1", "Status"}:                                              450, // v1.Status
+	{"", "v1", "UpdateOptions"}:                                       456, // v1.UpdateOptions
+	{"", "v1", "WatchEvent"}:                                          457, // v1.WatchEvent
+	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy"}: 458, // v1.MutatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyBinding"}:             479,  // v1.MutatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyBindingList"}:         483,  // v1.MutatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyList"}:                485,  // v1.MutatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"}:               487,  // v1.MutatingWebhookConfiguration
+	{"admissionregistration.k8s.io", "v1", "MutatingWebhookConfigurationList"}:           495,  // v1.MutatingWebhookConfigurationList
+	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy"}:                  497,  // v1.ValidatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding"}:           507,  // v1.ValidatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBindingList"}:       511,  // v1.ValidatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyList"}:              513,  // v1.ValidatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"}:             515,  // v1.ValidatingWebhookConfiguration
+	{"admissionregistration.k8s.io", "v1", "ValidatingWebhookConfigurationList"}:         518,  // v1.ValidatingWebhookConfigurationList
+	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicy"}:              520,  // v1alpha1.MutatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBinding"}:       537,  // v1alpha1.MutatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBindingList"}:   541,  // v1alpha1.MutatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyList"}:          543,  // v1alpha1.MutatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy"}:            545,  // v1alpha1.ValidatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBinding"}:     555,  // v1alpha1.ValidatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBindingList"}: 559,  // v1alpha1.ValidatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyList"}:        561,  // v1alpha1.ValidatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicy"}:               563,  // v1beta1.MutatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBinding"}:        580,  // v1beta1.MutatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBindingList"}:    584,  // v1beta1.MutatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyList"}:           586,  // v1beta1.MutatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration"}:          588,  // v1beta1.MutatingWebhookConfiguration
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfigurationList"}:      594,  // v1beta1.MutatingWebhookConfigurationList
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy"}:             596,  // v1beta1.ValidatingAdmissionPolicy
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding"}:      606,  // v1beta1.ValidatingAdmissionPolicyBinding
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBindingList"}:  610,  // v1beta1.ValidatingAdmissionPolicyBindingList
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyList"}:         612,  // v1beta1.ValidatingAdmissionPolicyList
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration"}:        614,  // v1beta1.ValidatingWebhookConfiguration
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfigurationList"}:    617,  // v1beta1.ValidatingWebhookConfigurationList
+	{"apps", "v1", "ControllerRevision"}:                                                 619,  // v1.ControllerRevision
+	{"apps", "v1", "ControllerRevisionList"}:                                             620,  // v1.ControllerRevisionList
+	{"apps", "v1", "DaemonSet"}:                                                          622,  // v1.DaemonSet
+	{"apps", "v1", "DaemonSetList"}:                                                      631,  // v1.DaemonSetList
+	{"apps", "v1", "Deployment"}:                                                         633,  // v1.Deployment
+	{"apps", "v1", "DeploymentList"}:                                                     642,  // v1.DeploymentList
+	{"apps", "v1", "ReplicaSet"}:                                                         644,  // v1.ReplicaSet
+	{"apps", "v1", "ReplicaSetList"}:                                                     650,  // v1.ReplicaSetList
+	{"apps", "v1", "StatefulSet"}:                                                        652,  // v1.StatefulSet
+	{"apps", "v1", "StatefulSetList"}:                                                    665,  // v1.StatefulSetList
+	{"apps", "v1beta1", "ControllerRevision"}:                                            667,  // v1beta1.ControllerRevision
+	{"apps", "v1beta1", "ControllerRevisionList"}:                                        668,  // v1beta1.ControllerRevisionList
+	{"apps", "v1beta1", "Deployment"}:                                                    670,  // v1beta1.Deployment
+	{"apps", "v1beta1", "DeploymentList"}:                                                680,  // v1beta1.DeploymentList
+	{"apps", "v1beta1", "DeploymentRollback"}:                                            682,  // v1beta1.DeploymentRollback
+	{"apps", "v1beta1", "Scale"}:                                                         683,  // v1beta1.Scale
+	{"apps", "v1beta1", "StatefulSet"}:                                                   686,  // v1beta1.StatefulSet
+	{"apps", "v1beta1", "StatefulSetList"}:                                               699,  // v1beta1.StatefulSetList
+	{"apps", "v1beta2", "ControllerRevision"}:                                            701,  // v1beta2.ControllerRevision
+	{"apps", "v1beta2", "ControllerRevisionList"}:                                        702,  // v1beta2.ControllerRevisionList
+	{"apps", "v1beta2", "DaemonSet"}:                                                     704,  // v1beta2.DaemonSet
+	{"apps", "v1beta2", "DaemonSetList"}:                                                 713,  // v1beta2.DaemonSetList
+	{"apps", "v1beta2", "Deployment"}:                                                    715,  // v1beta2.Deployment
+	{"apps", "v1beta2", "DeploymentList"}:                                                724,  // v1beta2.DeploymentList
+	{"apps", "v1beta2", "ReplicaSet"}:                                                    726,  // v1beta2.ReplicaSet
+	{"apps", "v1beta2", "ReplicaSetList"}:                                                732,  // v1beta2.ReplicaSetList
+	{"apps", "v1beta2", "Scale"}:                                                         734,  // v1beta2.Scale
+	{"apps", "v1beta2", "StatefulSet"}:                                                   737,  // v1beta2.StatefulSet
+	{"apps", "v1beta2", "StatefulSetList"}:                                               750,  // v1beta2.StatefulSetList
+	{"authentication.k8s.io", "v1", "SelfSubjectReview"}:                                 752,  // v1.SelfSubjectReview
+	{"authentication.k8s.io", "v1", "TokenRequest"}:                                      757,  // v1.TokenRequest
+	{"authentication.k8s.io", "v1", "TokenReview"}:                                       763,  // v1.TokenReview
+	{"authentication.k8s.io", "v1alpha1", "SelfSubjectReview"}:                           766,  // v1alpha1.SelfSubjectReview
+	{"authentication.k8s.io", "v1beta1", "SelfSubjectReview"}:                            768,  // v1beta1.SelfSubjectReview
+	{"authentication.k8s.io", "v1beta1", "TokenReview"}:                                  770,  // v1beta1.TokenReview
+	{"authorization.k8s.io", "v1", "LocalSubjectAccessReview"}:                           776,  // v1.LocalSubjectAccessReview
+	{"authorization.k8s.io", "v1", "SelfSubjectAccessReview"}:                            788,  // v1.SelfSubjectAccessReview
+	{"authorization.k8s.io", "v1", "SelfSubjectRulesReview"}:                             790,  // v1.SelfSubjectRulesReview
+	{"authorization.k8s.io", "v1", "SubjectAccessReview"}:                                797,  // v1.SubjectAccessReview
+	{"authorization.k8s.io", "v1beta1", "LocalSubjectAccessReview"}:                      798,  // v1beta1.LocalSubjectAccessReview
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectAccessReview"}:                       805,  // v1beta1.SelfSubjectAccessReview
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectRulesReview"}:                        807,  // v1beta1.SelfSubjectRulesReview
+	{"authorization.k8s.io", "v1beta1", "SubjectAccessReview"}:                           814,  // v1beta1.SubjectAccessReview
+	{"autoscaling", "v1", "HorizontalPodAutoscaler"}:                                     815,  // v1.HorizontalPodAutoscaler
+	{"autoscaling", "v1", "HorizontalPodAutoscalerList"}:                                 819,  // v1.HorizontalPodAutoscalerList
+	{"autoscaling", "v1", "Scale"}:                                                       821,  // v1.Scale
+	{"autoscaling", "v2", "HorizontalPodAutoscaler"}:                                     824,  // v2.HorizontalPodAutoscaler
+	{"autoscaling", "v2", "HorizontalPodAutoscalerList"}:                                 856,  // v2.HorizontalPodAutoscalerList
+	{"batch", "v1", "CronJob"}:                                                           858,  // v1.CronJob
+	{"batch", "v1", "CronJobList"}:                                                       889,  // v1.CronJobList
+	{"batch", "v1", "Job"}:                                                               891,  // v1.Job
+	{"batch", "v1", "JobList"}:                                                           898,  // v1.JobList
+	{"batch", "v1beta1", "CronJob"}:                                                      900,  // v1beta1.CronJob
+	{"batch", "v1beta1", "CronJobList"}:                                                  905,  // v1beta1.CronJobList
+	{"certificates.k8s.io", "v1", "CertificateSigningRequest"}:                           907,  // v1.CertificateSigningRequest
+	{"certificates.k8s.io", "v1", "CertificateSigningRequestList"}:                       917,  // v1.CertificateSigningRequestList
+	{"certificates.k8s.io", "v1", "ClusterTrustBundle"}:                                  919,  // v1.ClusterTrustBundle
+	{"certificates.k8s.io", "v1", "ClusterTrustBundleList"}:                              921,  // v1.ClusterTrustBundleList
+	{"certificates.k8s.io", "v1", "PodCertificateRequest"}:                               923,  // v1.PodCertificateRequest
+	{"certificates.k8s.io", "v1", "PodCertificateRequestList"}:                           927,  // v1.PodCertificateRequestList
+	{"certificates.k8s.io", "v1alpha1", "ClusterTrustBundle"}:                            929,  // v1alpha1.ClusterTrustBundle
+	{"certificates.k8s.io", "v1alpha1", "ClusterTrustBundleList"}:                        931,  // v1alpha1.ClusterTrustBundleList
+	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequest"}:                      933,  // v1beta1.CertificateSigningRequest
+	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequestList"}:                  943,  // v1beta1.CertificateSigningRequestList
+	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundle"}:                             945,  // v1beta1.ClusterTrustBundle
+	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundleList"}:                         947,  // v1beta1.ClusterTrustBundleList
+	{"certificates.k8s.io", "v1beta1", "PodCertificateRequest"}:                          949,  // v1beta1.PodCertificateRequest
+	{"certificates.k8s.io", "v1beta1", "PodCertificateRequestList"}:                      952,  // v1beta1.PodCertificateRequestList
+	{"coordination.k8s.io", "v1", "Lease"}:                                               954,  // v1.Lease
+	{"coordination.k8s.io", "v1", "LeaseList"}:                                           957,  // v1.LeaseList
+	{"coordination.k8s.io", "v1alpha2", "LeaseCandidate"}:                                959,  // v1alpha2.LeaseCandidate
+	{"coordination.k8s.io", "v1alpha2", "LeaseCandidateList"}:                            961,  // v1alpha2.LeaseCandidateList
+	{"coordination.k8s.io", "v1beta1", "Lease"}:                                          963,  // v1beta1.Lease
+	{"coordination.k8s.io", "v1beta1", "LeaseCandidate"}:                                 965,  // v1beta1.LeaseCandidate
+	{"coordination.k8s.io", "v1beta1", "LeaseCandidateList"}:                             967,  // v1beta1.LeaseCandidateList
+	{"coordination.k8s.io", "v1beta1", "LeaseList"}:                                      969,  // v1beta1.LeaseList
+	{"discovery.k8s.io", "v1", "EndpointSlice"}:                                          971,  // v1.EndpointSlice
+	{"discovery.k8s.io", "v1", "EndpointSliceList"}:                                      983,  // v1.EndpointSliceList
+	{"discovery.k8s.io", "v1beta1", "EndpointSlice"}:                                     985,  // v1beta1.EndpointSlice
+	{"discovery.k8s.io", "v1beta1", "EndpointSliceList"}:                                 997,  // v1beta1.EndpointSliceList
+	{"events.k8s.io", "v1", "Event"}:                                                     999,  // v1.Event
+	{"events.k8s.io", "v1", "EventList"}:                                                 1001, // v1.EventList
+	{"events.k8s.io", "v1beta1", "Event"}:                                                1003, // v1beta1.Event
+	{"events.k8s.io", "v1beta1", "EventList"}:                                            1005, // v1beta1.EventList
+	{"extensions", "v1beta1", "DaemonSet"}:                                               1007, // v1beta1.DaemonSet
+	{"extensions", "v1beta1", "DaemonSetList"}:                                           1016, // v1beta1.DaemonSetList
+	{"extensions", "v1beta1", "Deployment"}:                                              1018, // v1beta1.Deployment
+	{"extensions", "v1beta1", "DeploymentList"}:                                          1028, // v1beta1.DeploymentList
+	{"extensions", "v1beta1", "DeploymentRollback"}:                                      1030, // v1beta1.DeploymentRollback
+	{"extensions", "v1beta1", "Ingress"}:                                                 1031, // v1beta1.Ingress
+	{"extensions", "v1beta1", "IngressList"}:                                             1048, // v1beta1.IngressList
+	{"extensions", "v1beta1", "NetworkPolicy"}:                                           1050, // v1beta1.NetworkPolicy
+	{"extensions", "v1beta1", "NetworkPolicyList"}:                                       1063, // v1beta1.NetworkPolicyList
+	{"extensions", "v1beta1", "ReplicaSet"}:                                              1065, // v1beta1.ReplicaSet
+	{"extensions", "v1beta1", "ReplicaSetList"}:                                          1071, // v1beta1.ReplicaSetList
+	{"extensions", "v1beta1", "Scale"}:                                                   1073, // v1beta1.Scale
+	{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"}:                                 1076, // v1.FlowSchema
+	{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchemaList"}:                             1098, // v1.FlowSchemaList
+	{"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration"}:                 1100, // v1.PriorityLevelConfiguration
+	{"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfigurationList"}:             1112, // v1.PriorityLevelConfigurationList
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema"}:                            1114, // v1beta1.FlowSchema
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchemaList"}:                        1136, // v1beta1.FlowSchemaList
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration"}:            1138, // v1beta1.PriorityLevelConfiguration
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfigurationList"}:        1150, // v1beta1.PriorityLevelConfigurationList
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema"}:                            1152, // v1beta2.FlowSchema
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchemaList"}:                        1174, // v1beta2.FlowSchemaList
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration"}:            1176, // v1beta2.PriorityLevelConfiguration
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfigurationList"}:        1188, // v1beta2.PriorityLevelConfigurationList
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"}:                            1190, // v1beta3.FlowSchema
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchemaList"}:                        1212, // v1beta3.FlowSchemaList
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration"}:            1214, // v1beta3.PriorityLevelConfiguration
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfigurationList"}:        1226, // v1beta3.PriorityLevelConfigurationList
+	{"internal.apiserver.k8s.io", "v1alpha1", "StorageVersion"}:                          1228, // v1alpha1.StorageVersion
+	{"internal.apiserver.k8s.io", "v1alpha1", "StorageVersionList"}:                      1237, // v1alpha1.StorageVersionList
+	{"lifecycle.k8s.io", "v1alpha1", "Eviction"}:                                         1239, // v1alpha1.Eviction
+	{"lifecycle.k8s.io", "v1alpha1", "EvictionList"}:                                     1252, // v1alpha1.EvictionList
+	{"lifecycle.k8s.io", "v1alpha1", "EvictionRequest"}:                                  1254, // v1alpha1.EvictionRequest
+	{"lifecycle.k8s.io", "v1alpha1", "EvictionRequestList"}:                              1260, // v1alpha1.EvictionRequestList
+	{"networking.k8s.io", "v1", "IPAddress"}:                                             1262, // v1.IPAddress
+	{"networking.k8s.io", "v1", "IPAddressList"}:                                         1265, // v1.IPAddressList
+	{"networking.k8s.io", "v1", "Ingress"}:                                               1267, // v1.Ingress
+	{"networking.k8s.io", "v1", "IngressClass"}:                                          1286, // v1.IngressClass
+	{"networking.k8s.io", "v1", "IngressClassList"}:                                      1289, // v1.IngressClassList
+	{"networking.k8s.io", "v1", "IngressList"}:                                           1291, // v1.IngressList
+	{"networking.k8s.io", "v1", "NetworkPolicy"}:                                         1293, // v1.NetworkPolicy
+	{"networking.k8s.io", "v1", "NetworkPolicyList"}:                                     1306, // v1.NetworkPolicyList
+	{"networking.k8s.io", "v1", "ServiceCIDR"}:                                           1308, // v1.ServiceCIDR
+	{"networking.k8s.io", "v1", "ServiceCIDRList"}:                                       1311, // v1.ServiceCIDRList
+	{"networking.k8s.io", "v1beta1", "IPAddress"}:                                        1313, // v1beta1.IPAddress
+	{"networking.k8s.io", "v1beta1", "IPAddressList"}:                                    1316, // v1beta1.IPAddressList
+	{"networking.k8s.io", "v1beta1", "Ingress"}:                                          1318, // v1beta1.Ingress
+	{"networking.k8s.io", "v1beta1", "IngressClass"}:                                     1335, // v1beta1.IngressClass
+	{"networking.k8s.io", "v1beta1", "IngressClassList"}:                                 1338, // v1beta1.IngressClassList
+	{"networking.k8s.io", "v1beta1", "IngressList"}:                                      1340, // v1beta1.IngressList
+	{"networking.k8s.io", "v1beta1", "ServiceCIDR"}:                                      1342, // v1beta1.ServiceCIDR
+	{"networking.k8s.io", "v1beta1", "ServiceCIDRList"}:                                  1345, // v1beta1.ServiceCIDRList
+	{"node.k8s.io", "v1", "RuntimeClass"}:                                                1347, // v1.RuntimeClass
+	{"node.k8s.io", "v1", "RuntimeClassList"}:                                            1350, // v1.RuntimeClassList
+	{"node.k8s.io", "v1alpha1", "RuntimeClass"}:                                          1352, // v1alpha1.RuntimeClass
+	{"node.k8s.io", "v1alpha1", "RuntimeClassList"}:                                      1356, // v1alpha1.RuntimeClassList
+	{"node.k8s.io", "v1beta1", "RuntimeClass"}:                                           1358, // v1beta1.RuntimeClass
+	{"node.k8s.io", "v1beta1", "RuntimeClassList"}:                                       1361, // v1beta1.RuntimeClassList
+	{"policy", "v1", "Eviction"}:                                                         1363, // v1.Eviction
+	{"policy", "v1", "PodDisruptionBudget"}:                                              1364, // v1.PodDisruptionBudget
+	{"policy", "v1", "PodDisruptionBudgetList"}:                                          1369, // v1.PodDisruptionBudgetList
+	{"policy", "v1beta1", "Eviction"}:                                                    1371, // v1beta1.Eviction
+	{"policy", "v1beta1", "PodDisruptionBudget"}:                                         1372, // v1beta1.PodDisruptionBudget
+	{"policy", "v1beta1", "PodDisruptionBudgetList"}:                                     1376, // v1beta1.PodDisruptionBudgetList
+	{"rbac.authorization.k8s.io", "v1", "ClusterRole"}:                                   1378, // v1.ClusterRole
+	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"}:                            1383, // v1.ClusterRoleBinding
+	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBindingList"}:                        1387, // v1.ClusterRoleBindingList
+	{"rbac.authorization.k8s.io", "v1", "ClusterRoleList"}:                               1389, // v1.ClusterRoleList
+	{"rbac.authorization.k8s.io", "v1", "Role"}:                                          1391, // v1.Role
+	{"rbac.authorization.k8s.io", "v1", "RoleBinding"}:                                   1392, // v1.RoleBinding
+	{"rbac.authorization.k8s.io", "v1", "RoleBindingList"}:                               1393, // v1.RoleBindingList
+	{"rbac.authorization.k8s.io", "v1", "RoleList"}:                                      1395, // v1.RoleList
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRole"}:                             1397, // v1alpha1.ClusterRole
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBinding"}:                      1401, // v1alpha1.ClusterRoleBinding
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBindingList"}:                  1405, // v1alpha1.ClusterRoleBindingList
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleList"}:                         1407, // v1alpha1.ClusterRoleList
+	{"rbac.authorization.k8s.io", "v1alpha1", "Role"}:                                    1409, // v1alpha1.Role
+	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBinding"}:                             1410, // v1alpha1.RoleBinding
+	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBindingList"}:                         1411, // v1alpha1.RoleBindingList
+	{"rbac.authorization.k8s.io", "v1alpha1", "RoleList"}:                                1413, // v1alpha1.RoleList
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRole"}:                              1415, // v1beta1.ClusterRole
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding"}:                       1419, // v1beta1.ClusterRoleBinding
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBindingList"}:                   1423, // v1beta1.ClusterRoleBindingList
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleList"}:                          1425, // v1beta1.ClusterRoleList
+	{"rbac.authorization.k8s.io", "v1beta1", "Role"}:                                     1427, // v1beta1.Role
+	{"rbac.authorization.k8s.io", "v1beta1", "RoleBinding"}:                              1428, // v1beta1.RoleBinding
+	{"rbac.authorization.k8s.io", "v1beta1", "RoleBindingList"}:                          1429, // v1beta1.RoleBindingList
+	{"rbac.authorization.k8s.io", "v1beta1", "RoleList"}:                                 1431, // v1beta1.RoleList
+	{"resource.k8s.io", "v1", "DeviceClass"}:                                             1433, // v1.DeviceClass
+	{"resource.k8s.io", "v1", "DeviceClassList"}:                                         1441, // v1.DeviceClassList
+	{"resource.k8s.io", "v1", "DeviceTaintRule"}:                                         1443, // v1.DeviceTaintRule
+	{"resource.k8s.io", "v1", "DeviceTaintRuleList"}:                                     1449, // v1.DeviceTaintRuleList
+	{"resource.k8s.io", "v1", "ResourceClaim"}:                                           1451, // v1.ResourceClaim
+	{"resource.k8s.io", "v1", "ResourceClaimList"}:                                       1487, // v1.ResourceClaimList
+	{"resource.k8s.io", "v1", "ResourceClaimTemplate"}:                                   1489, // v1.ResourceClaimTemplate
+	{"resource.k8s.io", "v1", "ResourceClaimTemplateList"}:                               1491, // v1.ResourceClaimTemplateList
+	{"resource.k8s.io", "v1", "ResourceSlice"}:                                           1493, // v1.ResourceSlice
+	{"resource.k8s.io", "v1", "ResourceSliceList"}:                                       1518, // v1.ResourceSliceList
+	{"resource.k8s.io", "v1alpha3", "DeviceTaintRule"}:                                   1520, // v1alpha3.DeviceTaintRule
+	{"resource.k8s.io", "v1alpha3", "DeviceTaintRuleList"}:                               1526, // v1alpha3.DeviceTaintRuleList
+	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequest"}:                         1528, // v1alpha3.ResourcePoolStatusRequest
+	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequestList"}:                     1538, // v1alpha3.ResourcePoolStatusRequestList
+	{"resource.k8s.io", "v1beta1", "DeviceClass"}:                                        1540, // v1beta1.DeviceClass
+	{"resource.k8s.io", "v1beta1", "DeviceClassList"}:                                    1548, // v1beta1.DeviceClassList
+	{"resource.k8s.io", "v1beta1", "ResourceClaim"}:                                      1550, // v1beta1.ResourceClaim
+	{"resource.k8s.io", "v1beta1", "ResourceClaimList"}:                                  1586, // v1beta1.ResourceClaimList
+	{"resource.k8s.io", "v1beta1", "ResourceClaimTemplate"}:                              1588, // v1beta1.ResourceClaimTemplate
+	{"resource.k8s.io", "v1beta1", "ResourceClaimTemplateList"}:                          1590, // v1beta1.ResourceClaimTemplateList
+	{"resource.k8s.io", "v1beta1", "ResourceSlice"}:                                      1592, // v1beta1.ResourceSlice
+	{"resource.k8s.io", "v1beta1", "ResourceSliceList"}:                                  1617, // v1beta1.ResourceSliceList
+	{"resource.k8s.io", "v1beta2", "DeviceClass"}:                                        1619, // v1beta2.DeviceClass
+	{"resource.k8s.io", "v1beta2", "DeviceClassList"}:                                    1627, // v1beta2.DeviceClassList
+	{"resource.k8s.io", "v1beta2", "DeviceTaintRule"}:                                    1629, // v1beta2.DeviceTaintRule
+	{"resource.k8s.io", "v1beta2", "DeviceTaintRuleList"}:                                1635, // v1beta2.DeviceTaintRuleList
+	{"resource.k8s.io", "v1beta2", "ResourceClaim"}:                                      1637, // v1beta2.ResourceClaim
+	{"resource.k8s.io", "v1beta2", "ResourceClaimList"}:                                  1673, // v1beta2.ResourceClaimList
+	{"resource.k8s.io", "v1beta2", "ResourceClaimTemplate"}:                              1675, // v1beta2.ResourceClaimTemplate
+	{"resource.k8s.io", "v1beta2", "ResourceClaimTemplateList"}:                          1677, // v1beta2.ResourceClaimTemplateList
+	{"resource.k8s.io", "v1beta2", "ResourceSlice"}:                                      1679, // v1beta2.ResourceSlice
+	{"resource.k8s.io", "v1beta2", "ResourceSliceList"}:                                  1702, // v1beta2.ResourceSliceList
+	{"scheduling.k8s.io", "v1", "PriorityClass"}:                                         1704, // v1.PriorityClass
+	{"scheduling.k8s.io", "v1", "PriorityClassList"}:                                     1705, // v1.PriorityClassList
+	{"scheduling.k8s.io", "v1alpha3", "CompositePodGroup"}:                               1707, // v1alpha3.CompositePodGroup
+	{"scheduling.k8s.io", "v1alpha3", "CompositePodGroupList"}:                           1719, // v1alpha3.CompositePodGroupList
+	{"scheduling.k8s.io", "v1alpha3", "PodGroup"}:                                        1721, // v1alpha3.PodGroup
+	{"scheduling.k8s.io", "v1alpha3", "PodGroupList"}:                                    1735, // v1alpha3.PodGroupList
+	{"scheduling.k8s.io", "v1alpha3", "Workload"}:                                        1737, // v1alpha3.Workload
+	{"scheduling.k8s.io", "v1alpha3", "WorkloadList"}:                                    1744, // v1alpha3.WorkloadList
+	{"scheduling.k8s.io", "v1beta1", "PodGroup"}:                                         1746, // v1beta1.PodGroup
+	{"scheduling.k8s.io", "v1beta1", "PodGroupList"}:                                     1764, // v1beta1.PodGroupList
+	{"scheduling.k8s.io", "v1beta1", "PriorityClass"}:                                    1766, // v1beta1.PriorityClass
+	{"scheduling.k8s.io", "v1beta1", "PriorityClassList"}:                                1767, // v1beta1.PriorityClassList
+	{"scheduling.k8s.io", "v1beta1", "Workload"}:                                         1769, // v1beta1.Workload
+	{"scheduling.k8s.io", "v1beta1", "WorkloadList"}:                                     1783, // v1beta1.WorkloadList
+	{"storage.k8s.io", "v1", "CSIDriver"}:                                                1785, // v1.CSIDriver
+	{"storage.k8s.io", "v1", "CSIDriverList"}:                                            1792, // v1.CSIDriverList
+	{"storage.k8s.io", "v1", "CSINode"}:                                                  1794, // v1.CSINode
+	{"storage.k8s.io", "v1", "CSINodeList"}:                                              1805, // v1.CSINodeList
+	{"storage.k8s.io", "v1", "CSIStorageCapacity"}:                                       1807, // v1.CSIStorageCapacity
+	{"storage.k8s.io", "v1", "CSIStorageCapacityList"}:                                   1808, // v1.CSIStorageCapacityList
+	{"storage.k8s.io", "v1", "StorageClass"}:                                             1810, // v1.StorageClass
+	{"storage.k8s.io", "v1", "StorageClassList"}:                                         1816, // v1.StorageClassList
+	{"storage.k8s.io", "v1", "VolumeAttachment"}:                                         1818, // v1.VolumeAttachment
+	{"storage.k8s.io", "v1", "VolumeAttachmentList"}:                                     1823, // v1.VolumeAttachmentList
+	{"storage.k8s.io", "v1", "VolumeAttributesClass"}:                                    1825, // v1.VolumeAttributesClass
+	{"storage.k8s.io", "v1", "VolumeAttributesClassList"}:                                1826, // v1.VolumeAttributesClassList
+	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacity"}:                                 1828, // v1alpha1.CSIStorageCapacity
+	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacityList"}:                             1829, // v1alpha1.CSIStorageCapacityList
+	{"storage.k8s.io", "v1alpha1", "VolumeAttachment"}:                                   1831, // v1alpha1.VolumeAttachment
+	{"storage.k8s.io", "v1alpha1", "VolumeAttachmentList"}:                               1836, // v1alpha1.VolumeAttachmentList
+	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClass"}:                              1838, // v1alpha1.VolumeAttributesClass
+	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClassList"}:                          1839, // v1alpha1.VolumeAttributesClassList
+	{"storage.k8s.io", "v1beta1", "CSIDriver"}:                                           1841, // v1beta1.CSIDriver
+	{"storage.k8s.io", "v1beta1", "CSIDriverList"}:                                       1848, // v1beta1.CSIDriverList
+	{"storage.k8s.io", "v1beta1", "CSINode"}:                                             1850, // v1beta1.CSINode
+	{"storage.k8s.io", "v1beta1", "CSINodeList"}:                                         1861, // v1beta1.CSINodeList
+	{"storage.k8s.io", "v1beta1", "CSIStorageCapacity"}:                                  1863, // v1beta1.CSIStorageCapacity
+	{"storage.k8s.io", "v1beta1", "CSIStorageCapacityList"}:                              1864, // v1beta1.CSIStorageCapacityList
+	{"storage.k8s.io", "v1beta1", "StorageClass"}:                                        1866, // v1beta1.StorageClass
+	{"storage.k8s.io", "v1beta1", "StorageClassList"}:                                    1868, // v1beta1.StorageClassList
+	{"storage.k8s.io", "v1beta1", "VolumeAttachment"}:                                    1870, // v1beta1.VolumeAttachment
+	{"storage.k8s.io", "v1beta1", "VolumeAttachmentList"}:                                1875, // v1beta1.VolumeAttachmentList
+	{"storage.k8s.io", "v1beta1", "VolumeAttributesClass"}:                               1877, // v1beta1.VolumeAttributesClass
+	{"storage.k8s.io", "v1beta1", "VolumeAttributesClassList"}:                           1878, // v1beta1.VolumeAttributesClassList
+	{"storagemigration.k8s.io", "v1", "StorageVersionMigration"}:                         1880, // v1.StorageVersionMigration
+	{"storagemigration.k8s.io", "v1", "StorageVersionMigrationList"}:                     1884, // v1.StorageVersionMigrationList
+	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigration"}:                    1886, // v1beta1.StorageVersionMigration
+	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigrationList"}:                1889, // v1beta1.StorageVersionMigrationList
 }
 
 // metaKinds are the kinds of metav1 that every group version but the core
 // one registers (WatchEvent, ListOptions, ...).
-var metaKinds = map[string]reflect.Type{
-	"CreateOptions": reflect.TypeFor[metav1.CreateOptions](),
-	"DeleteOptions": reflect.TypeFor[metav1.DeleteOptions](),
-	"GetOptions":    reflect.TypeFor[metav1.GetOptions](),
-	"ListOptions":   reflect.TypeFor[metav1.ListOptions](),
-	"PatchOptions":  reflect.TypeFor[metav1.PatchOptions](),
-	"UpdateOptions": reflect.TypeFor[metav1.UpdateOptions](),
-	"WatchEvent":    reflect.TypeFor[metav1.WatchEvent](),
+var metaKinds = map[string]int{
+	"CreateOptions": 43,  // v1.CreateOptions
+	"DeleteOptions": 44,  // v1.DeleteOptions
+	"GetOptions":    64,  // v1.GetOptions
+	"ListOptions":   78,  // v1.ListOptions
+	"PatchOptions":  125, // v1.PatchOptions
+	"UpdateOptions": 456, // v1.UpdateOptions
+	"WatchEvent":    457, // v1.WatchEvent
 }

@@ -6,149 +6,272 @@ import (
 	"fmt"
 	"go/format"
 	"os"
-	"path"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/schema"
 )
 
-var update = flag.Bool("update", false, "rewrite kinds.go from client-go's scheme")
+var update = flag.Bool("update", false, "rewrite kinds.go and types.txt from client-go's scheme")
 
-// TestKindsTable checks that kinds.go lists exactly the versioned kinds of
-// client-go's scheme, each with its Go type. kinds.go is a table so that the
-// strata binary does not link client-go (whose scheme costs milliseconds
-// and megabytes at start-up); "go test ./schema/builtin -run TestKindsTable
-// -update" rewrites it after a k8s.io/api upgrade.
+const metaPkg = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// TestKindsTable checks that kinds.go and types.txt describe exactly the
+// versioned kinds of client-go's scheme and their Go types. They are tables
+// so that the strata command links neither client-go nor k8s.io/api; after
+// a k8s.io/api upgrade, "go test ./schema/builtin -run TestKindsTable
+// -update" rewrites them.
 func TestKindsTable(t *testing.T) {
-	want, err := kindsSource()
+	kindsGo, typesTxt, err := generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile("kinds.go", want, 0o644); err != nil {
+	for name, want := range map[string][]byte{"kinds.go": kindsGo, "types.txt": typesTxt} {
+		if *update {
+			if err := os.WriteFile(name, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(name)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
-	}
-	got, err := os.ReadFile("kinds.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("kinds.go is out of date with client-go's scheme; run: go test ./schema/builtin -run TestKindsTable -update")
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is out of date with client-go's scheme; run: go test ./schema/builtin -run TestKindsTable -update", name)
+		}
 	}
 }
 
-// kindsSource generates kinds.go from client-go's scheme.
-func kindsSource() ([]byte, error) {
-	type row struct{ group, version, kind, pkg, name string }
+// generate writes kinds.go (kind -> type id) and types.txt (the types).
+func generate() (kindsGo, typesTxt []byte, err error) {
+	type row struct {
+		k gvk
+		t reflect.Type
+	}
 	var rows []row
-	meta := map[string]reflect.Type{} // kind -> type of the metav1 kinds every group version has
+	meta := map[string]reflect.Type{} // the metav1 kinds every group version but the core one has
+	known := scheme.Scheme.AllKnownTypes()
 	groupVersions := map[[2]string]bool{}
-	for gvk, t := range scheme.Scheme.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal || gvk.Version == "" {
+	for k, t := range known {
+		if k.Version == runtime.APIVersionInternal || k.Version == "" {
 			continue
 		}
-		groupVersions[[2]string{gvk.Group, gvk.Version}] = true
-		if t.PkgPath() == metaPkg && gvk.Group != "" {
-			if prev, ok := meta[gvk.Kind]; ok && prev != t {
-				return nil, fmt.Errorf("%v: %v, another group version has %v", gvk, t, prev)
+		groupVersions[[2]string{k.Group, k.Version}] = true
+		if t.PkgPath() == metaPkg && k.Group != "" {
+			if prev, ok := meta[k.Kind]; ok && prev != t {
+				return nil, nil, fmt.Errorf("%v: %v, another group version has %v", k, t, prev)
 			}
-			meta[gvk.Kind] = t
+			meta[k.Kind] = t
 			continue
 		}
-		rows = append(rows, row{gvk.Group, gvk.Version, gvk.Kind, t.PkgPath(), t.Name()})
+		rows = append(rows, row{gvk{k.Group, k.Version, k.Kind}, t})
 	}
 	for gv := range groupVersions {
 		for kind, t := range meta {
-			if got := scheme.Scheme.AllKnownTypes()[schema.GroupVersionKind{Group: gv[0], Version: gv[1], Kind: kind}]; got != t && gv[0] != "" {
-				return nil, fmt.Errorf("%s/%s %s: %v, other group versions have %v", gv[0], gv[1], kind, got, t)
+			k := [3]string{gv[0], gv[1], kind}
+			for gvk, got := range known {
+				if gvk.Group == k[0] && gvk.Version == k[1] && gvk.Kind == k[2] && got != t {
+					return nil, nil, fmt.Errorf("%v: %v, other group versions have %v", k, got, t)
+				}
 			}
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.group != b.group {
-			return a.group < b.group
-		}
-		if a.version != b.version {
-			return a.version < b.version
-		}
-		return a.kind < b.kind
+		a, b := rows[i].k, rows[j].k
+		return a.group+"\x00"+a.version+"\x00"+a.kind < b.group+"\x00"+b.version+"\x00"+b.kind
 	})
-	aliases := map[string]string{} // package path -> import name
-	used := map[string]bool{}
-	for _, r := range rows {
-		if _, ok := aliases[r.pkg]; ok {
-			continue
-		}
-		alias := importName(r.pkg)
-		for n := 2; used[alias]; n++ {
-			alias = fmt.Sprintf("%s%d", importName(r.pkg), n)
-		}
-		aliases[r.pkg], used[alias] = alias, true
-	}
-	if _, ok := aliases[metaPkg]; !ok {
-		aliases[metaPkg] = "metav1"
-	}
-	pkgs := make([]string, 0, len(aliases))
-	for p := range aliases {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
-
-	var b bytes.Buffer
-	b.WriteString("// Code generated by TestKindsTable (kinds_gen_test.go) from client-go's scheme; DO NOT EDIT.\n\n")
-	b.WriteString("package builtin\n\nimport (\n\t\"reflect\"\n\n")
-	for _, p := range pkgs {
-		fmt.Fprintf(&b, "\t%s %q\n", aliases[p], p)
-	}
-	b.WriteString(")\n\n// kinds maps every versioned built-in kind to its Go type.\nvar kinds = map[gvk]reflect.Type{\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "\t{%q, %q, %q}: reflect.TypeFor[%s.%s](),\n", r.group, r.version, r.kind, aliases[r.pkg], r.name)
-	}
-	b.WriteString("}\n\n// metaKinds are the kinds of metav1 that every group version but the core\n// one registers (WatchEvent, ListOptions, ...).\nvar metaKinds = map[string]reflect.Type{\n")
 	metaNames := make([]string, 0, len(meta))
 	for kind := range meta {
 		metaNames = append(metaNames, kind)
 	}
 	sort.Strings(metaNames)
+
+	g := &typeTable{ids: map[reflect.Type]int{}}
+	var b bytes.Buffer
+	b.WriteString("// Code generated by TestKindsTable (kinds_gen_test.go) from client-go's scheme; DO NOT EDIT.\n\n")
+	b.WriteString("package builtin\n\n// kinds maps every versioned built-in kind to its type in types.txt.\nvar kinds = map[gvk]int{\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "\t{%q, %q, %q}: %d, // %s\n", r.k.group, r.k.version, r.k.kind, g.id(r.t), r.t)
+	}
+	b.WriteString("}\n\n// metaKinds are the kinds of metav1 that every group version but the core\n// one registers (WatchEvent, ListOptions, ...).\nvar metaKinds = map[string]int{\n")
 	for _, kind := range metaNames {
-		fmt.Fprintf(&b, "\t%q: reflect.TypeFor[metav1.%s](),\n", kind, meta[kind].Name())
+		fmt.Fprintf(&b, "\t%q: %d, // %s\n", kind, g.id(meta[kind]), meta[kind])
 	}
 	b.WriteString("}\n")
-	return format.Source(b.Bytes())
+	kindsGo, err = format.Source(b.Bytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	return kindsGo, []byte(strings.Join(g.lines, "\n") + "\n"), nil
 }
 
-// importName names k8s.io/api/apps/v1 "appsv1" and
-// k8s.io/apimachinery/pkg/apis/meta/v1 "metav1".
-func importName(pkg string) string {
-	dir, version := path.Split(pkg)
-	return strings.ReplaceAll(path.Base(dir), ".", "") + version
+// typeTable numbers Go types as types.txt lists them.
+type typeTable struct {
+	ids   map[reflect.Type]int
+	lines []string
 }
 
-const metaPkg = "k8s.io/apimachinery/pkg/apis/meta/v1"
+// id returns t's line, writing it (and the types it reaches) first.
+func (g *typeTable) id(t reflect.Type) int {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if id, ok := g.ids[t]; ok {
+		return id
+	}
+	id := len(g.lines)
+	g.ids[t] = id
+	g.lines = append(g.lines, "")
+	kind, elem := "scalar", -1
+	switch t.Kind() {
+	case reflect.Struct:
+		kind = "struct"
+	case reflect.Map:
+		kind, elem = "map", g.id(t.Elem())
+	case reflect.Slice, reflect.Array:
+		kind, elem = "list", g.id(t.Elem())
+	}
+	line := fmt.Sprintf("%s\t%s\t%d", t.String(), kind, elem)
+	if kind == "struct" {
+		for _, f := range jsonFields(t) {
+			st, _ := schema.ParseStrategy(f.Tag.Get("patchStrategy"))
+			keys := strings.Join(schema.ParseMergeKeys(f.Tag.Get("patchMergeKey")), ",")
+			if keys == "" {
+				keys = "-"
+			}
+			line += fmt.Sprintf("\t%s %d %s %d", f.Name, st, keys, g.id(f.Type))
+		}
+	}
+	g.lines[id] = line
+	return id
+}
 
-// TestKindsTypes checks goType against the scheme in both directions: every
-// versioned kind of the scheme, and nothing else.
-func TestKindsTypes(t *testing.T) {
+// jsonFields lists a struct's JSON fields as schema.ForGoType finds them
+// (schema/gotype.go, collectFields), Name holding the JSON name: fields of
+// shallower structs win over promoted ones, as in encoding/json.
+func jsonFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	seen := map[string]bool{}
+	visited := map[reflect.Type]bool{}
+	var collect func(t reflect.Type)
+	collect = func(t reflect.Type) {
+		if visited[t] {
+			return
+		}
+		visited[t] = true
+		var embedded []reflect.Type
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			ft := sf.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+				embedded = append(embedded, ft)
+				continue
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = sf.Name
+			}
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			sf.Name = name
+			out = append(out, sf)
+		}
+		for _, et := range embedded {
+			collect(et)
+		}
+	}
+	collect(t)
+	return out
+}
+
+// TestTableMatchesGoTypes walks every kind's type in the table and as
+// schema.ForGoType reads the Go type, and compares them field by field.
+func TestTableMatchesGoTypes(t *testing.T) {
 	known := scheme.Scheme.AllKnownTypes()
-	for k, want := range known {
+	seen := map[*tableType]bool{}
+	n := 0
+	for k, goT := range known {
 		if k.Version == runtime.APIVersionInternal {
 			continue
 		}
-		if got, ok := goType(k.Group, k.Version, k.Kind); !ok || got != want {
-			t.Errorf("%v: %v, %v; scheme has %v", k, got, ok, want)
+		got, ok := ForGVK(k.Group, k.Version, k.Kind)
+		if !ok {
+			t.Errorf("%v: not in the table", k)
+			continue
+		}
+		n += compareTypes(t, k.String(), got.(*tableType), schema.ForGoType(goT), seen)
+	}
+	for _, k := range [][3]string{{"", "v1", "WatchEvent"}, {"apps", "v9", "ListOptions"}, {"nope", "v1", "ListOptions"}, {"apps", "v1", "Nope"}} {
+		_, ok := ForGVK(k[0], k[1], k[2])
+		want := false
+		for gvk := range known {
+			want = want || gvk.Group == k[0] && gvk.Version == k[1] && gvk.Kind == k[2]
+		}
+		if ok != want {
+			t.Errorf("%v: found %v, scheme has it: %v", k, ok, want)
 		}
 	}
-	for _, k := range []schema.GroupVersionKind{{Version: "v1", Kind: "WatchEvent"}, {Group: "apps", Version: "v9", Kind: "ListOptions"}, {Group: "nope", Version: "v1", Kind: "ListOptions"}} {
-		if got, ok := goType(k.Group, k.Version, k.Kind); ok != (known[k] != nil) {
-			t.Errorf("%v: %v, %v; scheme has %v", k, got, ok, known[k])
+	t.Logf("%d types compared", n)
+}
+
+// compareTypes compares a table type with schema.ForGoType's, and the types
+// its fields and elements reach; it returns how many types it compared.
+func compareTypes(t *testing.T, path string, got *tableType, want schema.Type, seen map[*tableType]bool) int {
+	t.Helper()
+	if seen[got] {
+		return 0
+	}
+	seen[got] = true
+	if want == nil || got.Name() != want.Name() {
+		t.Errorf("%s: type %s, ForGoType has %v", path, got.Name(), want)
+		return 1
+	}
+	n := 1
+	if ge, we := got.Elem(), want.Elem(); (ge == nil) != (we == nil) {
+		t.Errorf("%s: elem %v, ForGoType has %v", path, ge, we)
+	} else if ge != nil {
+		n += compareTypes(t, path+"[]", ge.(*tableType), we, seen)
+	}
+	names := append([]string{"no-such-field"}, got.names...)
+	if got.kind == "map" {
+		names = append(names, "anyKey")
+	}
+	for _, name := range names {
+		gf, gok := got.Field(name)
+		wf, wok := want.Field(name)
+		if gok != wok || gf.Strategy != wf.Strategy || strings.Join(gf.MergeKeys, ",") != strings.Join(wf.MergeKeys, ",") || (gf.Type == nil) != (wf.Type == nil) {
+			t.Errorf("%s.%s: %+v %v, ForGoType has %+v %v", path, name, gf, gok, wf, wok)
+			continue
+		}
+		if gf.Type != nil {
+			n += compareTypes(t, path+"."+name, gf.Type.(*tableType), wf.Type, seen)
 		}
 	}
+	// The case-insensitive fallback.
+	for _, name := range got.names {
+		_, gok := got.Field(strings.ToUpper(name))
+		_, wok := want.Field(strings.ToUpper(name))
+		if gok != wok {
+			t.Errorf("%s.%s: upper case found %v, ForGoType %v", path, strings.ToUpper(name), gok, wok)
+		}
+	}
+	return n
 }
