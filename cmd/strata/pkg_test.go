@@ -64,6 +64,24 @@ func TestPkgGetAndUpdate(t *testing.T) {
 	}
 }
 
+// TestPkgGetStrategy: pkg get --strategy writes upstream.updateStrategy, as
+// kpt pkg get --strategy does.
+func TestPkgGetStrategy(t *testing.T) {
+	repo := pkgRepo(t)
+	t.Chdir(t.TempDir())
+	code, _, errOut := runStrata(t, "pkg", "get", repo+"/web@v1", "ff", "--strategy", "fast-forward")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("get: %d %q", code, errOut)
+	}
+	data, err := os.ReadFile("ff/Kptfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\n  updateStrategy: fast-forward\n") {
+		t.Errorf("Kptfile without updateStrategy: fast-forward:\n%s", data)
+	}
+}
+
 func TestPkgBadInput(t *testing.T) {
 	repo := pkgRepo(t)
 	notGit := t.TempDir()
@@ -85,6 +103,7 @@ func TestPkgBadInput(t *testing.T) {
 		{[]string{"pkg", "get", repo + "/web@v1", "web"}, exitRejected, "error: web: already exists and is not empty\n"},
 		{[]string{"pkg", "update", "."}, exitRejected, "error: Kptfile: no Kptfile; not a kpt package\n"},
 		{[]string{"pkg", "get"}, exitUsage, "error: accepts between 1 and 2 arg(s), received 0\n"},
+		{[]string{"pkg", "get", repo + "/web@v1", "other", "--strategy", "rebase"}, exitUsage, `error: --strategy: unknown update strategy "rebase"; want resource-merge, fast-forward, force-delete-replace or copy-merge` + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
