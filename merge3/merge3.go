@@ -48,7 +48,7 @@ type Conflict struct {
 // Report says what a merge did besides the plain merging.
 type Report struct {
 	Conflicts []Conflict
-	// KeptDeleted lists resources upstream deleted but local changed: they
-	// are kept, as kpt keeps them.
+	// KeptDeleted lists resources ("file: title") and other files ("file")
+	// upstream deleted but local changed: they are kept, as kpt keeps them.
 	KeptDeleted []string
 }
