@@ -16,10 +16,10 @@ import (
 func newPkgCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pkg",
-		Short: "Fetch kpt packages from git and update them from upstream",
+		Short: "Fetch kpt packages from git, update them from upstream, and show local changes",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newPkgGetCommand(), newPkgUpdateCommand())
+	cmd.AddCommand(newPkgGetCommand(), newPkgUpdateCommand(), newPkgDiffCommand())
 	return cmd
 }
 

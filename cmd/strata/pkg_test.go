@@ -82,6 +82,29 @@ func TestPkgGetStrategy(t *testing.T) {
 	}
 }
 
+// TestPkgDiff: pkg diff prints nothing for an unchanged package and the
+// local change as a unified diff.
+func TestPkgDiff(t *testing.T) {
+	repo := pkgRepo(t)
+	t.Chdir(t.TempDir())
+	if code, _, errOut := runStrata(t, "pkg", "get", repo+"/web@v1", "web"); code != exitOK {
+		t.Fatal(errOut)
+	}
+	if code, out, errOut := runStrata(t, "pkg", "diff", "web"); code != exitOK || out != "" || errOut != "" {
+		t.Fatalf("unchanged: %d %q %q", code, out, errOut)
+	}
+	data, _ := os.ReadFile("web/deploy.yaml")
+	os.WriteFile("web/deploy.yaml", []byte(strings.Replace(string(data), "nginx:1", "nginx:local", 1)), 0o644)
+	code, out, errOut := runStrata(t, "pkg", "diff", "web")
+	if code != exitOK || errOut != "" || !strings.HasPrefix(out, "diff -r -u -x .git upstream@") ||
+		!strings.Contains(out, "\n+        image: nginx:local\n") {
+		t.Errorf("changed: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runStrata(t, "pkg", "diff", "web@"); code != exitUsage || errOut != "error: web@: empty ref after @\n" {
+		t.Errorf("empty ref: %d %q", code, errOut)
+	}
+}
+
 func TestPkgBadInput(t *testing.T) {
 	repo := pkgRepo(t)
 	notGit := t.TempDir()
