@@ -4,7 +4,11 @@
 // matched by group, kind, namespace and name wherever they live, their fields
 // merge three-way (lists by the schema's merge keys), and where both sides
 // changed one field upstream wins and the conflict is reported. The local
-// files keep their comments, key order and formatting.
+// files keep their comments, key order and formatting. Files that hold no
+// resources merge by path: YAML ones (a values.yaml) document by document and
+// key by key, others line by line. The Kptfile's identity (name, namespace,
+// upstream, upstreamLock) stays local's; its pipeline functions are matched
+// by name, image or exec, as kpt matches them.
 package merge3
 
 import "github.com/stratadev/strata/schema"
