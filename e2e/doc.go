@@ -1,5 +1,5 @@
 // Package e2e tests the strata binary from the outside, as a user runs it:
-// the tests build strata (and kubectl v1.37.2 from k8s.io/kubernetes, as a
+// the tests build strata and strata-server as README says (and kubectl v1.37.2 from k8s.io/kubernetes, as a
 // second, independent client), start "strata server" as a child process on
 // a temporary data directory, and drive it with "strata kubectl", with that
 // kubectl, and with raw HTTP(S) requests.

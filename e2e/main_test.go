@@ -15,7 +15,7 @@ import (
 // The binaries under test, built once per test binary by TestMain; empty
 // with -short.
 var (
-	strataBin  string // go build ./cmd/strata, as the README says
+	strataBin  string // go build -o DIR ./cmd/..., as the README says: strata, and strata-server beside it
 	kubectlBin string // kubectl of k8s.io/kubernetes, version set as its release does
 	// kubeVersion is the k8s.io/kubernetes version in go.mod (v1.37.2): the
 	// release of the separate kubectl and the server version strata reports.
@@ -50,7 +50,7 @@ func needBinaries(t testing.TB) {
 	}
 }
 
-// buildBinaries builds strata and kubectl into dir, both at once.
+// buildBinaries builds strata, strata-server and kubectl into dir, at once.
 func buildBinaries(dir string) error {
 	root, err := moduleRoot()
 	if err != nil {
@@ -71,7 +71,8 @@ func buildBinaries(dir string) error {
 
 	strata, kubectl := filepath.Join(dir, "strata"), filepath.Join(dir, "kubectl")
 	builds := [][]string{
-		{"build", "-o", strata, "./cmd/strata"},
+		// strata runs "server" and "kubectl" by strata-server beside it.
+		{"build", "-o", dir + string(filepath.Separator), "./cmd/strata", "./cmd/strata-server"},
 		{"build", "-ldflags", ldflags, "-o", kubectl, "k8s.io/kubernetes/cmd/kubectl"},
 	}
 	errs := make([]error, len(builds))

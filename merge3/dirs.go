@@ -163,7 +163,7 @@ func (b *builder) mergeResource(o, u, l *resource) *yaml.Node {
 	m := &merger{opts: b.opts, report: b.report, file: l.file.rel, resource: l.title}
 	var t schema.Type
 	if scalar(lookup(l.node, "kind")) == "Kptfile" {
-		m.listIdentity = pipelineIdentity
+		m.listIdentity, m.localOnly = pipelineIdentity, kptfileIdentity
 	} else {
 		t = b.opts.Schema(scalar(lookup(l.node, "apiVersion")), scalar(lookup(l.node, "kind")))
 	}
@@ -203,8 +203,10 @@ func (b *builder) addUpstreamResources() {
 	}
 }
 
-// mergeTextFiles merges files that hold no resources byte for byte: the side
-// that changed a file wins; both changing it differently is a conflict.
+// mergeTextFiles merges files that hold no resources: the side that changed
+// a file wins; when both changed it, a YAML file merges by document and key
+// (mergeData), other files line by line, and what both changed differently
+// is a conflict. A file upstream deleted and local changed is kept.
 func (b *builder) mergeTextFiles() {
 	done := map[string]bool{}
 	for _, f := range append(append([]*pkgFile(nil), b.l.files...), b.u.files...) {
@@ -228,6 +230,16 @@ func (b *builder) mergeText(rel string) ([]byte, bool) {
 		return u, uf != nil
 	case bytes.Equal(u, l) && (uf == nil) == (lf == nil):
 		return l, lf != nil
+	}
+	if of != nil && uf == nil && lf != nil {
+		// Deleted upstream, changed locally: kept and reported, as a resource is.
+		b.report.KeptDeleted = append(b.report.KeptDeleted, rel)
+		return l, true
+	}
+	if of != nil && uf != nil && lf != nil && isKRMFile(rel) {
+		if merged, ok := b.mergeData(rel, o, u, l, lf); ok {
+			return merged, true
+		}
 	}
 	if of != nil && uf != nil && lf != nil {
 		takeUpstream := b.opts.OnConflict != KeepLocal

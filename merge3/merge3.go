@@ -4,7 +4,11 @@
 // matched by group, kind, namespace and name wherever they live, their fields
 // merge three-way (lists by the schema's merge keys), and where both sides
 // changed one field upstream wins and the conflict is reported. The local
-// files keep their comments, key order and formatting.
+// files keep their comments, key order and formatting. Files that hold no
+// resources merge by path: YAML ones (a values.yaml) document by document and
+// key by key, others line by line. The Kptfile's identity (name, namespace,
+// upstream, upstreamLock) stays local's; its pipeline functions are matched
+// by name, image or exec, as kpt matches them.
 package merge3
 
 import "github.com/stratadev/strata/schema"
@@ -48,7 +52,7 @@ type Conflict struct {
 // Report says what a merge did besides the plain merging.
 type Report struct {
 	Conflicts []Conflict
-	// KeptDeleted lists resources upstream deleted but local changed: they
-	// are kept, as kpt keeps them.
+	// KeptDeleted lists resources ("file: title") and other files ("file")
+	// upstream deleted but local changed: they are kept, as kpt keeps them.
 	KeptDeleted []string
 }

@@ -124,7 +124,6 @@ func TestRejectsBadPackages(t *testing.T) {
 		name, local, want string
 	}{
 		{"two resources with one identity", cm + "---\n" + cm, "cm.yaml: v1 ConfigMap a has the same identity as a resource in cm.yaml"},
-		{"YAML that is not KRM", "just: data\n", "cm.yaml: document 1 is not a KRM resource (it needs apiVersion and kind)"},
 		{"a key twice in one map", cm + "data:\n  x: 1\n  x: 2\n", "cm.yaml: document 1: data.x: key \"x\" appears twice"},
 		{"malformed YAML", "a: [\n", "cm.yaml: invalid YAML: yaml: line 1: did not find expected node content"},
 	} {

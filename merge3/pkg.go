@@ -91,30 +91,27 @@ func newPkg(files map[string][]byte) (*pkg, error) {
 	return p, nil
 }
 
-// parse reads a KRM file's documents and indexes its resources.
+// parse reads a KRM file's documents and indexes its resources. A YAML file
+// with a document that is not a resource (values.yaml, a kustomization.yaml
+// without apiVersion) is not KRM: it is merged as a data file, by path.
 func (p *pkg) parse(f *pkgFile) error {
-	dec := yaml.NewDecoder(bytes.NewReader(f.data))
-	for i := 0; ; i++ {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
+	docs, err := decodeDocs(f.data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.rel, err)
+	}
+	for _, doc := range docs {
+		if !isResource(doc.Content[0]) {
+			f.krm = false
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("%s: invalid YAML: %w", f.rel, err)
-		}
-		if len(doc.Content) == 0 {
-			continue
-		}
+	}
+	for i, doc := range docs {
 		node := doc.Content[0]
-		if node.Kind != yaml.MappingNode || scalar(lookup(node, "apiVersion")) == "" || scalar(lookup(node, "kind")) == "" {
-			return fmt.Errorf("%s: document %d is not a KRM resource (it needs apiVersion and kind)", f.rel, i+1)
-		}
 		if err := checkKeys(node, ""); err != nil {
 			return fmt.Errorf("%s: document %d: %w", f.rel, i+1, err)
 		}
-		f.docs = append(f.docs, &doc)
-		r := &resource{file: f, doc: &doc, node: node, id: originIdentity(node)}
+		f.docs = append(f.docs, doc)
+		r := &resource{file: f, doc: doc, node: node, id: originIdentity(node)}
 		_, r.title = identity(node)
 		if scalar(lookup(node, "kind")) == "Kptfile" {
 			r.id = "kpt.dev|Kptfile|" + filepath.ToSlash(filepath.Dir(f.rel))
@@ -126,6 +123,32 @@ func (p *pkg) parse(f *pkgFile) error {
 		p.order = append(p.order, r)
 		f.resources = append(f.resources, r)
 	}
+	return nil
+}
+
+// decodeDocs reads the non-empty documents of a YAML file.
+func decodeDocs(data []byte) ([]*yaml.Node, error) {
+	var docs []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("invalid YAML: %w", err)
+		}
+		if len(doc.Content) > 0 {
+			docs = append(docs, &doc)
+		}
+	}
+}
+
+// isResource reports whether a document's root is a KRM resource: a map
+// with apiVersion and kind.
+func isResource(node *yaml.Node) bool {
+	return node.Kind == yaml.MappingNode && scalar(lookup(node, "apiVersion")) != "" && scalar(lookup(node, "kind")) != ""
 }
 
 // checkKeys rejects a map naming one key twice, which YAML forbids and which

@@ -22,6 +22,9 @@ type merger struct {
 	// listIdentity, when set, chooses the identity of a list's elements for
 	// a field path (the Kptfile pipeline); nil falls back to the schema.
 	listIdentity func(path []string, lists [3]*yaml.Node) (identify func(*yaml.Node) (string, bool), ok bool)
+	// localOnly, when set, names the field paths whose value is local's
+	// whatever the other versions say (the Kptfile's identity).
+	localOnly func(path []string) bool
 }
 
 // value merges three values of one field and returns the result, nil when
@@ -98,6 +101,9 @@ func (m *merger) mapValue(o, u, l *yaml.Node, t schema.Type) *yaml.Node {
 func (m *merger) field(key string, o, u, l *yaml.Node, t schema.Type) *yaml.Node {
 	m.path = append(m.path, key)
 	defer func() { m.path = m.path[:len(m.path)-1] }()
+	if m.localOnly != nil && m.localOnly(m.path) {
+		return deepCopy(l)
+	}
 	var f schema.Field
 	if t != nil {
 		f, _ = t.Field(key)
@@ -153,9 +159,10 @@ func (m *merger) listValue(o, u, l *yaml.Node, f schema.Field, identify func(*ya
 	return out
 }
 
-// element merges one list element. An element upstream deleted stays when
-// local changed it (reported); one local deleted stays deleted unless
-// upstream changed it, which is a conflict.
+// element merges one list element. An element one side deleted and the
+// other changed is a conflict, settled by the policy: upstream's side
+// deletes it (or restores upstream's change of an element local deleted),
+// local's keeps local's.
 func (m *merger) element(id string, o, u, l *yaml.Node, elem schema.Type) *yaml.Node {
 	m.path = append(m.path, "["+elementName(id, l, u)+"]")
 	defer func() { m.path = m.path[:len(m.path)-1] }()
@@ -164,7 +171,9 @@ func (m *merger) element(id string, o, u, l *yaml.Node, elem schema.Type) *yaml.
 		if same(l, o) {
 			return nil
 		}
-		m.conflict(nil, l)
+		if m.conflict(nil, l) == TakeUpstream {
+			return nil
+		}
 		return deepCopy(l)
 	case l == nil && u != nil && o != nil && !same(u, o):
 		if m.conflict(u, nil) == TakeUpstream {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 )
 
@@ -41,7 +40,20 @@ func FetchRepo(ctx context.Context, repo string) (*Clone, error) {
 // Close removes the temporary repository.
 func (c *Clone) Close() error { return os.RemoveAll(c.dir) }
 
-var shaPattern = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+// looksLikeSHA reports whether ref may be an abbreviated or full commit id:
+// 4 to 64 lower-case hex digits. (A regexp of {4,64} costs the strata
+// command a millisecond at start-up to compile.)
+func looksLikeSHA(ref string) bool {
+	if len(ref) < 4 || len(ref) > 64 {
+		return false
+	}
+	for i := 0; i < len(ref); i++ {
+		if c := ref[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Resolve finds the commit ref names in the package at directory: first a
 // package tag "DIR/REF" (kpt's per-package versions), then a branch, a tag,
@@ -62,7 +74,7 @@ func (c *Clone) Resolve(ctx context.Context, ref, directory string) (commit, use
 			return sha, ref, nil
 		}
 	}
-	if shaPattern.MatchString(ref) {
+	if looksLikeSHA(ref) {
 		if sha, ok := c.revParse(ctx, ref); ok {
 			return sha, ref, nil
 		}

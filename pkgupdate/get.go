@@ -12,6 +12,9 @@ import (
 type GetOptions struct {
 	Spec Spec   // the repository, directory and ref ("" for the default branch)
 	Dest string // the new package directory: missing, or an empty directory
+	// Strategy is written to the Kptfile's upstream.updateStrategy, as
+	// kpt pkg get --strategy writes it; "" means resource-merge.
+	Strategy Strategy
 }
 
 // GetResult says what Get fetched.
@@ -24,7 +27,7 @@ type GetResult struct {
 // Get fetches a directory of a git repository into a new package, as
 // `kpt pkg get` does: the package's Kptfile (a minimal one when upstream
 // has none) is named after Dest and records upstream (updateStrategy
-// resource-merge) and upstreamLock (the commit); nested packages declaring
+// opts.Strategy, resource-merge by default) and upstreamLock (the commit); nested packages declaring
 // an upstream they have not fetched are fetched; resources get kpt's
 // rename-tracking marks. The package is assembled beside Dest and renamed
 // into place, so a failure writes nothing.
@@ -46,7 +49,11 @@ func Get(ctx context.Context, opts GetOptions) (*GetResult, error) {
 	defer os.RemoveAll(stage)
 	f := newFetcher()
 	defer f.close()
-	res, err := f.fetchPackage(ctx, s, ResourceMerge, filepath.Base(dest), filepath.Join(stage, "pkg"))
+	strategy, err := ParseStrategy(string(opts.Strategy))
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.fetchPackage(ctx, s, strategy, filepath.Base(dest), filepath.Join(stage, "pkg"))
 	if err != nil {
 		return nil, err
 	}

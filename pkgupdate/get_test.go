@@ -57,6 +57,49 @@ func TestGetAtBranchTagAndCommit(t *testing.T) {
 	}
 }
 
+// TestGetStrategy: the strategy given to get is the Kptfile's
+// upstream.updateStrategy, as kpt pkg get --strategy writes it; an unknown
+// one is refused before anything is fetched.
+func TestGetStrategy(t *testing.T) {
+	r := newUpstream(t)
+	r.commit(map[string]string{"web/Kptfile": webKptfile, "web/deploy.yaml": deployment("web", "nginx:1", 1)}, "v1")
+	s, err := ParseSpec(r.dir + "/web@v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		strategy Strategy
+		want     Strategy
+		err      string
+	}{
+		{"", ResourceMerge, ""},
+		{FastForward, FastForward, ""},
+		{ForceDeleteReplace, ForceDeleteReplace, ""},
+		{"newest", "", `unknown update strategy "newest"; want resource-merge, fast-forward, force-delete-replace or copy-merge`},
+	} {
+		t.Run(string(c.strategy), func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), "mine")
+			_, err := Get(context.Background(), GetOptions{Spec: s, Dest: dest, Strategy: c.strategy})
+			if c.err != "" {
+				if err == nil || err.Error() != c.err || exists(dest) {
+					t.Fatalf("error %v, want %q and nothing written", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			kf, err := ReadKptfile(dest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := kf.Upstream().UpdateStrategy; got != c.want {
+				t.Errorf("updateStrategy %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
 // The golden Kptfile shows what get writes: upstream's comments, key order
 // and unknown fields kept, name, upstream and upstreamLock set where kpt
 // puts them.
@@ -181,13 +224,23 @@ func TestParseSpec(t *testing.T) {
 		{"https://github.com/org/repo/a/b@feature/x", Spec{"https://github.com/org/repo", "/a/b", "feature/x"}},
 		{"git@github.com:org/repo.git/dir@v1", Spec{"git@github.com:org/repo", "/dir", "v1"}},
 		{"ssh://git@host/org/repo.git/dir", Spec{"ssh://git@host/org/repo", "/dir", ""}},
+		// GitHub's page of a directory, as kpt accepts it.
+		{"https://github.com/kptdev/kpt/tree/main/package-examples/wordpress", Spec{"https://github.com/kptdev/kpt", "/package-examples/wordpress", "main"}},
+		{"https://github.com/org/repo/tree/v1.2", Spec{"https://github.com/org/repo", "/", "v1.2"}},
+		{"https://github.com/org/repo/tree/v1/", Spec{"https://github.com/org/repo", "/", "v1"}},
 	} {
 		got, err := ParseSpec(c.arg)
 		if err != nil || got != c.want {
 			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", c.arg, got, err, c.want)
 		}
 	}
-	if _, err := ParseSpec("https://example.com/org/repo/dir"); err == nil {
-		t.Error("ambiguous https URL accepted")
+	for arg, want := range map[string]string{
+		"https://example.com/org/repo/dir":             "https://example.com/org/repo/dir: cannot tell the repository from the directory; end the repository with .git (https://host/org/repo.git/DIR@REF)",
+		"https://github.com/org/repo/tree":             "https://github.com/org/repo/tree: no ref after /tree/ (https://github.com/ORG/REPO/tree/REF/DIR)",
+		"https://github.com/org/repo/tree/main/dir@v2": `https://github.com/org/repo/tree/main/dir@v2: two refs: "main" in the /tree/ path and "v2" after @`,
+	} {
+		if _, err := ParseSpec(arg); err == nil || err.Error() != want {
+			t.Errorf("ParseSpec(%q): error %v, want %q", arg, err, want)
+		}
 	}
 }

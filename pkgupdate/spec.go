@@ -41,7 +41,12 @@ func ParseSpec(arg string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	s.Ref = ref
+	if s.Ref != "" && ref != "" {
+		return Spec{}, fmt.Errorf("%s: two refs: %q in the /tree/ path and %q after @", arg, s.Ref, ref)
+	}
+	if ref != "" {
+		s.Ref = ref
+	}
 	s.Directory = path.Clean("/" + s.Directory)
 	if isLocal(s.Repo) && !strings.HasPrefix(s.Repo, "file://") {
 		if s.Repo, err = filepath.Abs(s.Repo); err != nil {
@@ -89,14 +94,23 @@ func splitDotGit(s string) Spec {
 }
 
 // splitHosted handles https URLs without ".git": only github.com's layout
-// is known (owner/repo/dir...); others need the ".git" marker, as in kpt.
+// is known (owner/repo/dir..., or the web page of a directory,
+// owner/repo/tree/REF/dir..., whose REF is one path element); others need the
+// ".git" marker, as in kpt.
 func splitHosted(arg, s string) (Spec, error) {
 	scheme, rest, _ := strings.Cut(s, "://")
 	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	if parts[0] != "github.com" || len(parts) < 3 {
 		return Spec{}, fmt.Errorf("%s: cannot tell the repository from the directory; end the repository with .git (https://host/org/repo.git/DIR@REF)", arg)
 	}
-	return Spec{Repo: scheme + "://" + strings.Join(parts[:3], "/"), Directory: strings.Join(parts[3:], "/")}, nil
+	repo := scheme + "://" + strings.Join(parts[:3], "/")
+	if len(parts) > 3 && parts[3] == "tree" {
+		if len(parts) < 5 || parts[4] == "" {
+			return Spec{}, fmt.Errorf("%s: no ref after /tree/ (https://github.com/ORG/REPO/tree/REF/DIR)", arg)
+		}
+		return Spec{Repo: repo, Ref: parts[4], Directory: strings.Join(parts[5:], "/")}, nil
+	}
+	return Spec{Repo: repo, Directory: strings.Join(parts[3:], "/")}, nil
 }
 
 // splitLocal finds the git repository enclosing a local path: the nearest

@@ -70,9 +70,8 @@ func (e *engine[N, R, W]) mergeMapDirective(live N, hasLive bool, pm *patchMap[N
 		e.w.endMap()
 		return nil
 	case directiveMerge:
-		if e.compat {
-			return e.path.errorf(ErrInvalidDirective, "$patch: merge is not allowed on a map")
-		}
+		// Seed 002: "merge directive is used only in the go struct tags".
+		return e.path.errorf(ErrInvalidDirective, "$patch: merge is not allowed in a patch (merge is a patchStrategy of struct tags, not a directive)")
 	}
 	return e.mergeMap(live, hasLive, pm, t)
 }

@@ -140,12 +140,17 @@ func (c *creator[N, R]) checkDuplicateKeys(n N) error {
 func (c *creator[N, R]) diffMember(p *ptree[N], t schema.Type, key string, keyNode N, os, m, cs side[N]) error {
 	c.path.pushField(key)
 	defer c.path.pop()
-	if err := c.checkSameShape(os, m); err != nil {
-		return err
-	}
 	var f schema.Field
 	if t != nil {
 		f, _ = t.Field(key)
+	}
+	if c.shapeChanged(os, m) {
+		// The patch replaces the value, as apimachinery's does, unless the
+		// schema says the new value cannot be there.
+		if f.Strategy.Has(schema.Merge) && m.kind(c.r) != List {
+			return c.path.errorf(ErrType, "the schema makes this a merge list, but the modified document has %s (the original %s)", c.describe(m.n), c.describe(os.n))
+		}
+		os.has = false // original's value says nothing about the new one's parts
 	}
 	if m.kind(c.r) == List && cs.kind(c.r) == List && f.Strategy.Has(schema.Merge) {
 		lp, err := c.diffList(os, m, cs, f)
@@ -163,18 +168,14 @@ func (c *creator[N, R]) diffMember(p *ptree[N], t schema.Type, key string, keyNo
 	return nil
 }
 
-// checkSameShape rejects a field that is a map in one document and a list or
-// a primitive in the other (or a list against a primitive): the two
-// configurations disagree on what the field is.
-func (c *creator[N, R]) checkSameShape(o, m side[N]) error {
+// shapeChanged reports whether a field is a map in one document and a list
+// or a primitive in the other (or a list against a primitive).
+func (c *creator[N, R]) shapeChanged(o, m side[N]) bool {
 	if !o.has || !m.has {
-		return nil
+		return false
 	}
 	ok, mk := c.r.kind(o.n), c.r.kind(m.n)
-	if ok == Null || mk == Null || ok == mk || (ok.scalar() && mk.scalar()) {
-		return nil
-	}
-	return c.path.errorf(ErrType, "the original document has %s here and the modified one %s", c.describe(o.n), c.describe(m.n))
+	return ok != Null && mk != Null && ok != mk && !(ok.scalar() && mk.scalar())
 }
 
 // diffValue returns the patch for one value of modified, or nil.

@@ -9,8 +9,8 @@ package strategicpatch_test
 //
 //	| input                                                   | strata            | apimachinery                     |
 //	|---------------------------------------------------------|-------------------|----------------------------------|
-//	| a field that is a map in one document, a list or a       | rejects (ErrType) | replaces the value               |
-//	| primitive in the other                                  |                   |                                  |
+//	| a merge list (by the schema) that is a map or a         | rejects (ErrType) | replaces the value               |
+//	| primitive in modified                                   |                   |                                  |
 //	| merge list items lacking their merge key                | rejects (ErrMissingMergeKey) | writes a patch it may not apply |
 //	| duplicate merge keys in modified                        | rejects (ErrDuplicateMergeKey) | keeps both             |
 //	| primitives of mixed kinds in a merge list, or values    | diffs the values  | rejects (Go type checks)         |

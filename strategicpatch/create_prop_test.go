@@ -14,9 +14,9 @@ package strategicpatch_test
 // and documents holding null (see excluded); in Kubernetes mode, documents
 // with fields the Go type lacks (ErrSchema: apimachinery rejects them) and
 // with merge lists of primitives of mixed kinds (ErrType, as apimachinery). The
-// creator rejects a field that is a map in one document and a list or a
-// primitive in the other (ErrType) and list items lacking their merge key
-// (ErrMissingMergeKey); those pairs are counted, not checked.
+// creator rejects a merge list that modified turns into a map or a primitive
+// (ErrType) and list items lacking their merge key (ErrMissingMergeKey);
+// those pairs are counted, not checked.
 
 import (
 	"bytes"

@@ -17,7 +17,8 @@ func TestCreateRejects(t *testing.T) {
 		rule            error
 		path            string
 	}{
-		{"a map in one document, a list in the other", `{"nested":{"a":"x"}}`, `{"nested":["x"]}`, strategicpatch.ErrType, "nested"},
+		{"a merge list becoming a string, which its schema forbids", `{"items":[{"name":"a"}]}`, `{"items":"x"}`, strategicpatch.ErrType, "items"},
+		{"a merge list becoming a map", `{"nested":{"a":"x"},"items":[{"name":"a"}]}`, `{"items":{"name":"a"}}`, strategicpatch.ErrType, "items"},
 		{"an item lacking its merge key", `{"items":[{"name":"a"}]}`, `{"items":[{"name":"a"},{"value":"x"}]}`, strategicpatch.ErrMissingMergeKey, "items"},
 		{"duplicate merge keys in modified", `{"items":[]}`, `{"items":[{"name":"a"},{"name":"a"}]}`, strategicpatch.ErrDuplicateMergeKey, "items"},
 		{"an item lacking its key inside a new item", `{}`, `{"items":[{"name":"a","subs":[{"value":"x"}]}]}`, strategicpatch.ErrMissingMergeKey, "items[0].subs"},

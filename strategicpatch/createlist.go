@@ -66,7 +66,12 @@ func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N
 	if err != nil {
 		return lp, err
 	}
-	if changed || !sameRelativeOrder(mods, curs) {
+	// The directive goes with any change to the list, deletions included
+	// (seed 000 prints it beside "$patch: delete" and beside
+	// $deleteFromPrimitiveList, as apimachinery writes it), unless modified
+	// has no items left to order.
+	deleted := (lp.items != nil || lp.deletes != nil) && len(mods.ids) > 0
+	if changed || deleted || !sameRelativeOrder(mods, curs) {
 		lp.order = c.orderDirective(mods, keys)
 	}
 	return lp, nil

@@ -8,7 +8,9 @@
 //
 //   - $patch: replace on a map, or as an element of a list, replaces instead of
 //     merging; $patch: delete on a map removes it, as an element of a list it
-//     removes every element with that key; $patch: merge on a map is a no-op.
+//     removes every element with that key. $patch: merge is rejected, as
+//     apimachinery rejects it: "merge" is the strategy of a struct tag, not a
+//     directive (seed 002).
 //   - $deleteFromPrimitiveList/<list>: values to remove from a set.
 //   - $setElementOrder/<list>: the order of the list's items after the patch.
 //   - $retainKeys: the only fields of the map to keep.

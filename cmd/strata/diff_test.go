@@ -44,11 +44,19 @@ var diffCases = []cliCase{
 		wantStdout: "{\n  \"a\": 2,\n  \"b\": null\n}\n",
 	},
 	{
-		name:       "different types at the same path",
-		files:      map[string]string{"a.yaml": "spec: {ports: [1]}\n", "b.yaml": "spec: {ports: {a: 1}}\n"},
+		name:       "a field changing type is replaced",
+		files:      map[string]string{"a.yaml": "spec: {ports: [1], sel: {a: b}, n: 1}\n", "b.yaml": "spec: {ports: {a: 1}, sel: none, n: [1]}\n"},
+		args:       []string{"diff", "a.yaml", "b.yaml"},
+		wantCode:   exitOK,
+		wantStdout: "spec:\n  ports: {a: 1}\n  sel: none\n  n: [1]\n",
+	},
+	{
+		name: "a merge list changing type is rejected by its schema",
+		files: map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nspec: {containers: [{name: a}]}\n",
+			"b.yaml": "apiVersion: v1\nkind: Pod\nspec: {containers: none}\n"},
 		args:       []string{"diff", "a.yaml", "b.yaml"},
 		wantCode:   exitRejected,
-		wantStderr: "error: b.yaml: spec.ports: wrong type: the original document has a list here and the modified one a map\n",
+		wantStderr: "error: b.yaml: spec.containers: wrong type: the schema makes this a merge list, but the modified document has string \"none\" (the original a list)\n",
 	},
 	{
 		name: "a list element without its merge key",

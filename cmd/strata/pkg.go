@@ -16,15 +16,16 @@ import (
 func newPkgCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pkg",
-		Short: "Fetch kpt packages from git and update them from upstream",
+		Short: "Fetch kpt packages from git, update them from upstream, and show local changes",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newPkgGetCommand(), newPkgUpdateCommand())
+	cmd.AddCommand(newPkgGetCommand(), newPkgUpdateCommand(), newPkgDiffCommand())
 	return cmd
 }
 
 func newPkgGetCommand() *cobra.Command {
-	return &cobra.Command{
+	var strategy string
+	cmd := &cobra.Command{
 		Use:   "get REPO[/DIR][@REF] [DEST]",
 		Short: "Fetch a package from a directory of a git repository",
 		Long: `Fetch a directory of a git repository at a ref (branch, tag or commit; the
@@ -32,19 +33,27 @@ default branch when omitted) into a new package directory, as kpt pkg get does.
 
 REPO is a local path, a file:// URL or a remote URL. A ".git" in the argument
 ends the repository (https://host/org/repo.git/DIR@REF); local paths are split
-at the enclosing repository. DEST defaults to DIR's base name and must not
+at the enclosing repository; a GitHub page of a directory,
+https://github.com/ORG/REPO/tree/REF/DIR, names its ref and directory. DEST defaults to DIR's base name and must not
 exist or be an empty directory. The Kptfile records upstream and upstreamLock;
 nested packages that declare an upstream are fetched too.
 
 Exit status: 0 on success, 1 when fetching fails, 2 on a usage error.`,
 		Example: `  strata pkg get ../catalog/wordpress@v1.2 wordpress
-  strata pkg get https://github.com/org/catalog.git/apps/web@main`,
+  strata pkg get https://github.com/org/catalog.git/apps/web@main
+  strata pkg get https://github.com/org/catalog/tree/main/apps/web --strategy fast-forward`,
 		Args: cobra.RangeArgs(1, 2),
-		RunE: runPkgGet,
+		RunE: func(cmd *cobra.Command, args []string) error { return runPkgGet(cmd, args, strategy) },
 	}
+	cmd.Flags().StringVar(&strategy, "strategy", "", "the update strategy written to the Kptfile (upstream.updateStrategy): resource-merge (default), fast-forward, force-delete-replace or copy-merge")
+	return cmd
 }
 
-func runPkgGet(cmd *cobra.Command, args []string) error {
+func runPkgGet(cmd *cobra.Command, args []string, strategy string) error {
+	st, err := pkgupdate.ParseStrategy(strategy)
+	if err != nil {
+		return usagef("--strategy: %v", err)
+	}
 	spec, err := pkgupdate.ParseSpec(args[0])
 	if err != nil {
 		return err
@@ -53,7 +62,7 @@ func runPkgGet(cmd *cobra.Command, args []string) error {
 	if len(args) == 2 {
 		dest = args[1]
 	}
-	res, err := pkgupdate.Get(cmd.Context(), pkgupdate.GetOptions{Spec: spec, Dest: dest})
+	res, err := pkgupdate.Get(cmd.Context(), pkgupdate.GetOptions{Spec: spec, Dest: dest, Strategy: st})
 	if err != nil {
 		return err
 	}

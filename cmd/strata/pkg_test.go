@@ -64,6 +64,47 @@ func TestPkgGetAndUpdate(t *testing.T) {
 	}
 }
 
+// TestPkgGetStrategy: pkg get --strategy writes upstream.updateStrategy, as
+// kpt pkg get --strategy does.
+func TestPkgGetStrategy(t *testing.T) {
+	repo := pkgRepo(t)
+	t.Chdir(t.TempDir())
+	code, _, errOut := runStrata(t, "pkg", "get", repo+"/web@v1", "ff", "--strategy", "fast-forward")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("get: %d %q", code, errOut)
+	}
+	data, err := os.ReadFile("ff/Kptfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\n  updateStrategy: fast-forward\n") {
+		t.Errorf("Kptfile without updateStrategy: fast-forward:\n%s", data)
+	}
+}
+
+// TestPkgDiff: pkg diff prints nothing for an unchanged package and the
+// local change as a unified diff.
+func TestPkgDiff(t *testing.T) {
+	repo := pkgRepo(t)
+	t.Chdir(t.TempDir())
+	if code, _, errOut := runStrata(t, "pkg", "get", repo+"/web@v1", "web"); code != exitOK {
+		t.Fatal(errOut)
+	}
+	if code, out, errOut := runStrata(t, "pkg", "diff", "web"); code != exitOK || out != "" || errOut != "" {
+		t.Fatalf("unchanged: %d %q %q", code, out, errOut)
+	}
+	data, _ := os.ReadFile("web/deploy.yaml")
+	os.WriteFile("web/deploy.yaml", []byte(strings.Replace(string(data), "nginx:1", "nginx:local", 1)), 0o644)
+	code, out, errOut := runStrata(t, "pkg", "diff", "web")
+	if code != exitOK || errOut != "" || !strings.HasPrefix(out, "diff -r -u -x .git upstream@") ||
+		!strings.Contains(out, "\n+        image: nginx:local\n") {
+		t.Errorf("changed: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runStrata(t, "pkg", "diff", "web@"); code != exitUsage || errOut != "error: web@: empty ref after @\n" {
+		t.Errorf("empty ref: %d %q", code, errOut)
+	}
+}
+
 func TestPkgBadInput(t *testing.T) {
 	repo := pkgRepo(t)
 	notGit := t.TempDir()
@@ -85,6 +126,7 @@ func TestPkgBadInput(t *testing.T) {
 		{[]string{"pkg", "get", repo + "/web@v1", "web"}, exitRejected, "error: web: already exists and is not empty\n"},
 		{[]string{"pkg", "update", "."}, exitRejected, "error: Kptfile: no Kptfile; not a kpt package\n"},
 		{[]string{"pkg", "get"}, exitUsage, "error: accepts between 1 and 2 arg(s), received 0\n"},
+		{[]string{"pkg", "get", repo + "/web@v1", "other", "--strategy", "rebase"}, exitUsage, `error: --strategy: unknown update strategy "rebase"; want resource-merge, fast-forward, force-delete-replace or copy-merge` + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

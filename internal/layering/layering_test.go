@@ -33,3 +33,41 @@ func TestEngineImportsNothingHigh(t *testing.T) {
 		}
 	}
 }
+
+// TestStrataCommandIsLean keeps the strata command (patch, diff, merge3,
+// pkg) from linking Kubernetes' server and client packages again: their
+// package initialisers alone cost about 170 ms and 110 MB at every start
+// (bench/README.md, "Start-up of the offline commands"). strata server and
+// strata kubectl run in cmd/strata-server, which may link them. Nor does
+// strata link k8s.io/api or k8s.io/apimachinery: the built-in kinds' patch
+// metadata is a generated table (schema/builtin), and their initialisers and
+// code cost milliseconds at every start.
+func TestStrataCommandIsLean(t *testing.T) {
+	forbidden := []string{
+		"k8s.io/kubernetes/", "k8s.io/kubectl/", "k8s.io/apiserver/", "k8s.io/client-go/",
+		"k8s.io/api/", "k8s.io/apimachinery/",
+		"k8s.io/cli-runtime/", "k8s.io/component-base/", "k8s.io/apiextensions-apiserver/",
+		"k8s.io/kube-openapi/pkg/builder", "go.etcd.io/", "google.golang.org/grpc",
+		"github.com/prometheus/", "sigs.k8s.io/kustomize",
+		"github.com/stratadev/strata/server", "github.com/stratadev/strata/apiserver",
+		"github.com/stratadev/strata/registry", "github.com/stratadev/strata/storage",
+		"github.com/stratadev/strata/internal/pki",
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/strata")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps ./cmd/strata listed %d packages: %q", len(deps), deps)
+	}
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if f = strings.TrimSuffix(f, "/"); dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("cmd/strata links %s (forbidden: %s); strata server and kubectl's dependencies belong in cmd/strata-server", dep, f)
+			}
+		}
+	}
+}

@@ -58,9 +58,6 @@ func TestForObjectAndGVK(t *testing.T) {
 	if a == nil || a.Name() != b.Name() {
 		t.Errorf("ForGVK %v and ForKind %v disagree", a, b)
 	}
-	if gt, ok := builtin.GoType("v1", "Pod"); !ok || gt.Name() != "Pod" {
-		t.Errorf("GoType(v1, Pod) = %v", gt)
-	}
 }
 
 // lookup follows a dotted path, "[]" stepping into list elements.

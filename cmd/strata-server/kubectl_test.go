@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -90,23 +92,50 @@ func kubectlVersion(t *testing.T) string {
 	return ""
 }
 
-// buildStrata builds the strata binary into dir as the help of strata
-// kubectl says release builds do, with kubectl's version set by the linker.
-func buildStrata(t *testing.T, dir, version string) string {
+// built holds the strata and strata-server binaries buildStrata builds, once
+// per test binary.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildStrata builds strata and strata-server into one directory, as README
+// says, with kubectl's version set by the linker as the help of strata
+// kubectl says release builds do, and returns the path of strata: its
+// server and kubectl commands run strata-server beside it.
+func buildStrata(t *testing.T, version string) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the strata binary")
+		t.Skip("builds the strata binaries")
 	}
-	major, minor, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
-	minor, _, _ = strings.Cut(minor, ".")
-	const pkg = "k8s.io/component-base/version."
-	ldflags := "-X " + pkg + "gitVersion=" + version + " -X " + pkg + "gitMajor=" + major + " -X " + pkg + "gitMinor=" + minor
-	bin := filepath.Join(dir, "strata")
-	out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		major, minor, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+		minor, _, _ = strings.Cut(minor, ".")
+		const pkg = "k8s.io/component-base/version."
+		ldflags := "-X " + pkg + "gitVersion=" + version + " -X " + pkg + "gitMajor=" + major + " -X " + pkg + "gitMinor=" + minor
+		built.dir, built.err = os.MkdirTemp("", "strata-server-test-")
+		if built.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", built.dir+string(filepath.Separator), "./cmd/strata", "./cmd/strata-server")
+		cmd.Dir = filepath.Join("..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return filepath.Join(built.dir, "strata")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 type kubectlRun struct {
@@ -118,9 +147,15 @@ type kubectlRun struct {
 // environment, HOME in a temporary directory (kubectl's cache) and env.
 func runBinary(t *testing.T, bin, dir string, env []string, args ...string) kubectlRun {
 	t.Helper()
+	return runBinaryEnv(t, bin, dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...), args...)
+}
+
+// runBinaryEnv is runBinary with PATH, if any, from env.
+func runBinaryEnv(t *testing.T, bin, dir string, env []string, args ...string) kubectlRun {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd.Env = append([]string{"HOME=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -186,7 +221,7 @@ func startFakeAPIServer(t *testing.T, dataDir string) string {
 
 func TestKubectl(t *testing.T) {
 	version := kubectlVersion(t)
-	bin := buildStrata(t, t.TempDir(), version)
+	bin := buildStrata(t, version)
 	dataDir := t.TempDir()
 	serverURL := startFakeAPIServer(t, dataDir)
 	withDataDir := []string{"STRATA_DATA_DIR=" + dataDir}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stratadev/strata/internal/cli"
 	"github.com/stratadev/strata/server"
 )
 
@@ -17,21 +18,26 @@ func newServerCommand() *cobra.Command {
 	o.DataDir = dataDir(os.Getenv) // $STRATA_DATA_DIR, as strata kubectl reads it
 	var logLevel string
 	cmd := &cobra.Command{
-		Use:   "server",
-		Short: "Run a Kubernetes-compatible API server on an embedded (or external) etcd",
+		Use:           "strata-server",
+		Short:         "Run a Kubernetes-compatible API server on an embedded (or external) etcd",
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		Long: `Run a Kubernetes-compatible API server. With no flags it keeps everything in
 ./strata-data (or $STRATA_DATA_DIR): an embedded etcd, a self-signed CA and serving certificate, an
 admin token and a kubeconfig (./strata-data/kubeconfig) that kubectl and
 "strata kubectl" use. It serves HTTPS on 127.0.0.1:6443 and stops gracefully on
-SIGINT or SIGTERM.`,
+SIGINT or SIGTERM.
+
+"strata server" runs this program, strata-server, and "strata kubectl" runs
+"strata-server kubectl".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usagef("--log-level: %v", err)
+				return cli.Usagef("--log-level: %v", err)
 			}
 			o.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -43,6 +49,8 @@ SIGINT or SIGTERM.`,
 			return running.Wait()
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
+	cmd.AddCommand(newKubectlCommand())
 	f := cmd.Flags()
 	f.StringVar(&o.DataDir, "data-dir", o.DataDir, "directory for etcd data, certificates, the admin token and the kubeconfig")
 	f.StringSliceVar(&o.EtcdServers, "etcd-servers", nil, "external etcd client URLs (no embedded etcd runs)")
