@@ -27,9 +27,9 @@ type applyStep struct {
 	// prefix names the manager) for the other writes.
 	by string
 	// op: apply, force (apply with force=true), dryrun (apply with
-	// dryRun=All), merge, json, strategic (PATCH), put, status (PUT of the
-	// status subresource; body is the status), noop (apply that must not
-	// write).
+	// dryRun=All), merge, json, strategic (PATCH), scale (merge patch of
+	// the scale subresource), put, status (PUT of the status subresource;
+	// body is the status), noop (apply that must not write).
 	op   string
 	body string
 	// code and message are the expected answer (200 when code is 0).
@@ -255,6 +255,24 @@ var applyScenarios = []applyScenario{{
       f:readyReplicas: {}
       f:replicas: {}`,
 }, {
+	name: "scale subresource takes the replicas", resource: deployments, object: "web",
+	steps: []applyStep{
+		{by: "alice", op: "apply", body: deploymentConfig(`"replicas":2,`, "nginx"), code: http.StatusCreated},
+		{by: "kubectl-scale/v1.37.2", op: "scale", body: `{"spec":{"replicas":5}}`},
+		{by: "alice", op: "apply", body: deploymentConfig(`"replicas":2,`, "nginx"), code: http.StatusConflict,
+			message: `Apply failed with 1 conflict: conflict with "kubectl-scale" with subresource "scale" using apps/v1: .spec.replicas`},
+	},
+	want: `{spec: {replicas: 5}}`,
+	managed: strings.Replace(aliceDeploy, "      f:replicas: {}\n", "", 1) + `
+- manager: kubectl-scale
+  operation: Update
+  apiVersion: apps/v1
+  subresource: scale
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:spec:
+      f:replicas: {}`,
+}, {
 	name: "dry run creates and changes nothing", resource: deployments, object: "web",
 	steps: []applyStep{
 		{by: "alice", op: "apply", body: deploymentConfig(`"replicas":2,`, "nginx"), code: http.StatusCreated},
@@ -327,6 +345,8 @@ func (ts *testServer) applyStep(t *testing.T, resource, name string, st applySte
 		ctype, query = "application/json-patch+json", ""
 	case "strategic":
 		ctype, query = "application/strategic-merge-patch+json", ""
+	case "scale":
+		path, ctype, query = path+"/scale", "application/merge-patch+json", ""
 	case "put", "status":
 		cur := ts.getJSON(t, path)
 		delete(cur["metadata"].(map[string]any), "managedFields")

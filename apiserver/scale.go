@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 )
@@ -100,6 +101,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 	kind := c.res.kind
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)
+	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
 		old, err := kind.ScaleOf(cur)
 		if err != nil {
@@ -118,7 +120,14 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
-		return kind.WithReplicas(cur, sc.Spec.Replicas)
+		next, err := kind.WithReplicas(cur, sc.Spec.Replicas)
+		if err != nil {
+			return nil, err
+		}
+		// The writer owns the replicas from now on, recorded on the object
+		// with subresource "scale", as kube-apiserver's scale handler
+		// records it.
+		return s.recordUpdate(c, cur, next, manager), nil
 	})
 	if err != nil {
 		writeError(w, err)
