@@ -36,6 +36,16 @@ func testServerSideApply(t *testing.T, k *kubectl, ns string) {
 
 	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-n", ns, "-f", web5)
 	k.exact(t, "5 front", get("{.spec.replicas} {.metadata.labels.tier}")...)
+
+	// kubectl scale writes the scale subresource with no fieldManager: the
+	// write is recorded under its user agent's first word, with
+	// subresource scale, and takes the replicas from bob.
+	k.exact(t, "deployment.apps/web scaled\n", "scale", "deployment", "web", "-n", ns, "--replicas=4")
+	r = k.run(t, "apply", "--server-side", "--field-manager=bob", "-n", ns, "-f", web5)
+	if r.code != 1 || !strings.Contains(r.stderr, `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas`) {
+		t.Fatalf("want exit 1 and the conflict with kubectl's scale\n%v", r)
+	}
+	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-n", ns, "-f", web5)
 	// kubectl no longer applies the label and bob never did: it goes.
 	// Both apply 5 replicas: no conflict.
 	k.exact(t, "deployment.apps/web serverside-applied\n", "apply", "--server-side", "-n", ns, "-f", web5)

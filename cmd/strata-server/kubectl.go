@@ -86,6 +86,11 @@ func defaultKubeconfig(args []string, getenv func(string) string) (string, bool)
 // subcommands themselves do on most errors.
 func runKubectl(cmd *cobra.Command, args []string) {
 	versionUnversionedBuild()
+	// client-go names the program in the user agent from os.Args[0], and
+	// the API server records writes without a fieldManager under the user
+	// agent's first word: kubectl's writes are "kubectl"'s, not the
+	// binary's ("strata-server").
+	os.Args[0] = "kubectl"
 	argv := append([]string{"kubectl"}, args...)
 	logs.GlogSetter(kubectlcmd.GetLogVerbosity(argv)) //nolint:errcheck // as kubectl's main
 	streams := genericiooptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
