@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -84,10 +83,8 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 // kube-apiserver's store answers it.
 func (s *Server) createByApply(reqCtx context.Context, c *call, params writeParams, fm *fieldmanager.Manager,
 	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (*unstructured.Unstructured, error) {
-	kind := c.res.kind
 	if c.res.terminating {
-		return nil, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-			"create not allowed while custom resource definition is terminating")
+		return nil, errCreateTerminating
 	}
 	empty, err := fm.Empty()
 	if err != nil {
@@ -97,20 +94,12 @@ func (s *Server) createByApply(reqCtx context.Context, c *call, params writePara
 	if err != nil {
 		return nil, err
 	}
-	ctx := kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
-	u, err := kind.PrepareCreate(ctx, obj)
+	ctx := c.res.kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
+	u, err := s.prepareCreate(ctx, c, obj)
 	if err != nil {
 		return nil, err
 	}
-	if kind.Namespaced {
-		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
-			return nil, err
-		}
-	}
-	if params.dryRun {
-		return u, nil
-	}
-	return c.res.store.Create(ctx, u)
+	return s.storeCreate(ctx, c, u, params.dryRun)
 }
 
 // recordUpdate records in obj's managedFields what a write other than

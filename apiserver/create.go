@@ -1,9 +1,12 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
@@ -13,8 +16,7 @@ import (
 // prepare and validate as kube-apiserver does, check the namespace, store.
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 	if c.res.terminating {
-		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-			"create not allowed while custom resource definition is terminating"))
+		writeError(w, errCreateTerminating)
 		return
 	}
 	params, obj, decodeWarnings, err := s.readDecoded(r, c, "create")
@@ -22,30 +24,49 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	kind := c.res.kind
 	warnings := &registry.Warnings{}
-	ctx := kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
+	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
 	obj = s.recordUpdate(c, nil, obj, fieldmanager.ManagerName(params.fieldManager, r.UserAgent()))
-	u, err := kind.PrepareCreate(ctx, obj)
+	u, err := s.prepareCreate(ctx, c, obj)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if kind.Namespaced {
-		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
-			writeError(w, err)
-			return
-		}
-	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	if params.dryRun {
-		writeObject(w, r, http.StatusCreated, u.Object)
-		return
-	}
-	out, err := c.res.store.Create(ctx, u)
+	out, err := s.storeCreate(ctx, c, u, params.dryRun)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeObject(w, r, http.StatusCreated, out.Object)
+}
+
+// errCreateTerminating refuses creates of a kind whose CRD is being deleted.
+var errCreateTerminating = statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+	"create not allowed while custom resource definition is terminating")
+
+// prepareCreate turns a decoded object into the one to store (the kind's
+// create strategy and validation) and checks that its namespace takes new
+// objects. ctx comes from the kind's Context for "create".
+func (s *Server) prepareCreate(ctx context.Context, c *call, obj runtime.Object) (*unstructured.Unstructured, error) {
+	kind := c.res.kind
+	u, err := kind.PrepareCreate(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	if kind.Namespaced {
+		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// storeCreate stores a prepared object, or with dryRun returns it as it
+// would be stored.
+func (s *Server) storeCreate(ctx context.Context, c *call, u *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	if dryRun {
+		return u, nil
+	}
+	return c.res.store.Create(ctx, u)
 }

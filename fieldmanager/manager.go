@@ -97,32 +97,55 @@ type ApplyOptions struct {
 // the served version with its managedFields, and the warnings to send.
 // Conflicts with other managers are 409 as kube-apiserver words them.
 func (m *Manager) Apply(live runtime.Object, config []byte, opts ApplyOptions) (runtime.Object, []string, error) {
-	applied := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(config, &applied.Object); err != nil {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-	}
-	if applied.Object == nil {
-		// A body of "null" or nothing at all.
-		applied.Object = map[string]any{}
+	applied, strictErr, err := decodeConfig(config, opts.FieldValidation != "Ignore")
+	if err != nil {
+		return nil, nil, err
 	}
 	out, err := m.fm.Apply(live, applied, opts.Manager, opts.Force)
 	if err != nil {
 		return nil, nil, asStatus(err)
 	}
+	// As in kube-apiserver, a failed apply is answered before duplicate
+	// fields are.
 	var warnings []string
-	if opts.FieldValidation != "Ignore" {
-		if err := yaml.UnmarshalStrict(config, &map[string]any{}); err != nil {
-			if opts.FieldValidation == "Strict" {
-				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
-			}
-			warnings = append(warnings, err.Error())
+	if strictErr != nil {
+		if opts.FieldValidation == "Strict" {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", strictErr))
 		}
+		warnings = append(warnings, strictErr.Error())
 	}
 	served, err := m.converter.ConvertToVersion(out, m.kind.GroupVersion())
 	if err != nil {
 		return nil, nil, apierrors.NewInternalError(fmt.Errorf("fieldmanager: the applied %s to %s: %w", m.kind.Kind, m.kind.GroupVersion(), err))
 	}
 	return served, warnings, nil
+}
+
+// decodeConfig reads an applied configuration once: strictly when strict
+// is set (strictErr then reports duplicate fields), and again leniently only
+// when the strict read fails, so that the configuration is still applied
+// and its duplicates reported after, as kube-apiserver reports them.
+func decodeConfig(config []byte, strict bool) (applied *unstructured.Unstructured, strictErr, err error) {
+	applied = &unstructured.Unstructured{}
+	if strict {
+		if strictErr = yaml.UnmarshalStrict(config, &applied.Object); strictErr == nil {
+			return withObject(applied), nil, nil
+		}
+		applied.Object = nil
+	}
+	if err := yaml.Unmarshal(config, &applied.Object); err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	return withObject(applied), strictErr, nil
+}
+
+// withObject gives a configuration of "null" or nothing at all an empty
+// object.
+func withObject(u *unstructured.Unstructured) *unstructured.Unstructured {
+	if u.Object == nil {
+		u.Object = map[string]any{}
+	}
+	return u
 }
 
 // asStatus keeps the field manager's API errors (409 conflicts, 400 on a

@@ -2,6 +2,7 @@ package fieldmanager
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -30,7 +31,7 @@ func BuiltinModels(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme) (m
 		if gvk.Version == runtime.APIVersionInternal {
 			continue
 		}
-		name := kubeopenapiutil.GetCanonicalTypeName(reflectZero(t))
+		name := kubeopenapiutil.GetCanonicalTypeName(reflect.New(t).Interface())
 		if _, ok := known[name]; ok {
 			names = append(names, name)
 		}
