@@ -41,10 +41,9 @@ func WarmFieldManagers() error {
 }
 
 // fieldManagers are a kind's field managers by subresource, each built on
-// first use.
+// first use; every write reads them, without a lock.
 type fieldManagers struct {
-	mu   sync.Mutex
-	byID map[string]*fieldmanager.Manager
+	bySubresource sync.Map // string → *fieldmanager.Manager
 }
 
 // FieldManager is the kind's field manager for subresource ("" for the
@@ -55,10 +54,8 @@ func (k *Kind) FieldManager(subresource string) (*fieldmanager.Manager, error) {
 	if k.fields == nil {
 		return nil, fmt.Errorf("registry: %s has no field managers (not built by Builtin or CustomKinds)", k.GVK)
 	}
-	k.fields.mu.Lock()
-	defer k.fields.mu.Unlock()
-	if m, ok := k.fields.byID[subresource]; ok {
-		return m, nil
+	if m, ok := k.fields.bySubresource.Load(subresource); ok {
+		return m.(*fieldmanager.Manager), nil
 	}
 	c, err := k.fieldManagerConfig(subresource)
 	if err != nil {
@@ -68,11 +65,9 @@ func (k *Kind) FieldManager(subresource string) (*fieldmanager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k.fields.byID == nil {
-		k.fields.byID = map[string]*fieldmanager.Manager{}
-	}
-	k.fields.byID[subresource] = m
-	return m, nil
+	// Two first writes may both build one; they keep the same.
+	kept, _ := k.fields.bySubresource.LoadOrStore(subresource, m)
+	return kept.(*fieldmanager.Manager), nil
 }
 
 func (k *Kind) fieldManagerConfig(subresource string) (fieldmanager.Config, error) {
