@@ -119,6 +119,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		RequestTimeout:              o.RequestTimeout,
 		Authenticate:                authenticate,
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,

@@ -67,6 +67,7 @@ SIGINT or SIGTERM.
 	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
 	f.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", 0, "how often to compact etcd history (default 5m; negative: never)")
 	f.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "most read-only requests served at once, beyond which they are answered 429 (0: unlimited; watches not counted)")
+	f.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "longest a request that is not a watch may take before it is answered 504 (0: unbounded); a shorter ?timeout= wins")
 	f.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "most mutating requests served at once, beyond which they are answered 429 (0: unlimited)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
