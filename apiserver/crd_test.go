@@ -19,8 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
-
-	"github.com/stratadev/strata/strategicpatch"
 )
 
 var (
@@ -579,52 +577,4 @@ func lookupAny(v any, path ...any) any {
 		}
 	}
 	return v
-}
-
-// TestCRDStrategicPatchMetadata: a custom resource's metadata follows
-// ObjectMeta in a strategic merge patch (labels merge, finalizers merge as
-// a set) although the CRD's schema does not list metadata, in both
-// --patch-compat modes; kubectl apply of a custom resource sends such a
-// patch.
-func TestCRDStrategicPatchMetadata(t *testing.T) {
-	for _, tt := range []struct {
-		name           string
-		compat         strategicpatch.Compat
-		wantFinalizers []string
-	}{
-		{"strata", strategicpatch.Strata, []string{"example.com/a", "example.com/b"}},
-		// apimachinery puts the patch's items first.
-		{"kubernetes", strategicpatch.Kubernetes, []string{"example.com/b", "example.com/a"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			compat := tt.compat
-			ts := newTestServer(t, func(c *Config) { c.PatchCompat = compat })
-			createWidgetsCRD(t, ts)
-			ctx := context.Background()
-			w := widget("m", map[string]any{"size": int64(1)})
-			w.SetLabels(map[string]string{"app": "web"})
-			w.SetFinalizers([]string{"example.com/a"})
-			if _, err := widgets(ts).Create(ctx, w, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			patch := `{"metadata":{"labels":{"tier":"front"},"finalizers":["example.com/b"]},"spec":{"size":2}}`
-			out, err := widgets(ts).Patch(ctx, "m", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(map[string]string{"app": "web", "tier": "front"}, out.GetLabels()); diff != "" {
-				t.Errorf("labels (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantFinalizers, out.GetFinalizers()); diff != "" {
-				t.Errorf("finalizers (-want +got):\n%s", diff)
-			}
-			if size, _, _ := unstructured.NestedInt64(out.Object, "spec", "size"); size != 2 {
-				t.Errorf("spec.size %d, want 2", size)
-			}
-			out.SetFinalizers(nil)
-			if _, err := widgets(ts).Update(ctx, out, metav1.UpdateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
 }
