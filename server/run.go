@@ -125,6 +125,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		Metrics:                     metrics,
 		Logger:                      log,
 	})
+	if o.PlainHTTP {
+		handler = plainHTTPGuard(handler)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		api.Close()
