@@ -119,7 +119,7 @@ func observe(next http.Handler, cfg Config) http.Handler {
 func captureUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, ok := request.UserFrom(r.Context()); ok {
-			stateFrom(r.Context()).user = u
+			stateFrom(r.Context()).user.Store(&u)
 		}
 		next.ServeHTTP(w, r)
 	})

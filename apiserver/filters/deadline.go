@@ -37,7 +37,7 @@ func withDeadline(next http.Handler, timeout time.Duration) http.Handler {
 		return next
 	}
 	longRunning := func(_ *http.Request, info *request.RequestInfo) bool { return isLongRunning(info) }
-	bounded := genericfilters.WithTimeoutForNonLongRunningRequests(next, longRunning)
+	bounded := genericfilters.WithTimeoutForNonLongRunningRequests(bodyDeadline(next), longRunning)
 	bounded = genericapifilters.WithRequestDeadline(bounded, nil, nil, longRunning, statusCodecs, timeout)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := request.RequestInfoFrom(r.Context()); !ok {
@@ -45,5 +45,19 @@ func withDeadline(next http.Handler, timeout time.Duration) http.Handler {
 			return
 		}
 		bounded.ServeHTTP(w, r)
+	})
+}
+
+// bodyDeadline makes the request's deadline the connection's read
+// deadline, so that a client sending its body slowly gets an error at the
+// deadline instead of holding the handler, and its in-flight slot, until
+// it is done (kube-apiserver's timeout filter answers 504 but leaves the
+// handler reading). A writer that cannot set one (a test's) is left alone.
+func bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d, ok := r.Context().Deadline(); ok && r.ContentLength != 0 {
+			_ = http.NewResponseController(w).SetReadDeadline(d)
+		}
+		next.ServeHTTP(w, r)
 	})
 }

@@ -1,7 +1,12 @@
 package filters
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -50,5 +55,45 @@ func TestRequestDeadline(t *testing.T) {
 				t.Errorf("body\n%s\nwant\n%s", body, tt.wantBody)
 			}
 		})
+	}
+}
+
+// TestSlowBodyLosesItsSlot: a client that sends its body slower than the
+// request timeout gets the 504, and the handler's read of the body fails
+// at the deadline too, so the in-flight slot is free again (the handler
+// no longer waits for the client).
+func TestSlowBodyLosesItsSlot(t *testing.T) {
+	readErr := make(chan error, 1)
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		readErr <- err
+	})
+	metrics := NewMetrics()
+	srv := httptest.NewServer(Chain(api, Config{RequestTimeout: 200 * time.Millisecond, Metrics: metrics,
+		MaxMutatingRequestsInFlight: 1, Authenticate: fakeAuthenticate}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and part of the body; the rest never comes.
+	fmt.Fprintf(conn, "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Fatalf("%s, want 504", resp.Status)
+	}
+	select {
+	case err := <-readErr:
+		if err == nil {
+			t.Fatal("the handler read the whole body")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler is still reading the slow body")
 	}
 }

@@ -29,8 +29,8 @@ func logRequest(log *slog.Logger, r *http.Request, st *state, elapsed time.Durat
 		return
 	}
 	userName := ""
-	if st.user != nil {
-		userName = st.user.GetName()
+	if u := st.user.Load(); u != nil {
+		userName = (*u).GetName()
 	}
 	attrs := []slog.Attr{
 		slog.String("verb", st.labels.verb),

@@ -3,6 +3,7 @@ package filters
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -18,8 +19,9 @@ type state struct {
 	userAgent string // read before any filter changes the headers
 	w         *recorder
 	// user is set by the filter inside authentication and read once the
-	// request has been served.
-	user user.Info
+	// request has been served; atomically, as a handler the request
+	// timeout gave up on still runs when the request is logged.
+	user atomic.Pointer[user.Info]
 }
 
 type stateKey struct{}
