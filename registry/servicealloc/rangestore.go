@@ -123,14 +123,24 @@ func (r *etcdRange) update(fn func() error) error {
 	defer r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), etcdTimeout)
 	defer cancel()
-	if !r.loaded {
+	// The bitmap from the last write is usually current: try it first.
+	// A refusal from it (taken, full) is judged again on etcd's state.
+	fresh := !r.loaded
+	if fresh {
 		if err := r.load(ctx); err != nil {
 			return err
 		}
 	}
 	for {
 		if err := fn(); err != nil {
-			return err
+			if fresh {
+				return err
+			}
+			if err := r.load(ctx); err != nil {
+				return err
+			}
+			fresh = true
+			continue
 		}
 		value, err := r.encode()
 		if err != nil {
@@ -152,6 +162,7 @@ func (r *etcdRange) update(fn func() error) error {
 		if err := r.restore(resp.Responses[0].GetResponseRange().Kvs); err != nil {
 			return err
 		}
+		fresh = true
 	}
 }
 
