@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubernetes/pkg/controlplane/controller/defaultservicecidr"
 	"k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice"
 	"k8s.io/kubernetes/pkg/controlplane/reconcilers"
 )
@@ -38,6 +39,10 @@ type KubernetesService struct {
 	SecurePort int
 	// EndpointInterval: see DefaultEndpointInterval.
 	EndpointInterval time.Duration
+	// ServiceCIDR, when set, is the range of the default ServiceCIDR object
+	// (networking.k8s.io/v1, named kubernetes), created and marked Ready
+	// as kube-apiserver's defaultservicecidr controller does.
+	ServiceCIDR *net.IPNet
 }
 
 // kubernetesServicePort is the port of the `kubernetes` Service
@@ -49,6 +54,8 @@ type Controller struct {
 	loop *loopback
 	ctrl *kubernetesservice.Controller
 	stop chan struct{}
+	// stopCIDR ends the default ServiceCIDR's controller (nil: none).
+	stopCIDR context.CancelFunc
 }
 
 // Start runs the controller: it returns once its informer has listed the
@@ -86,6 +93,12 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		PublicServicePort:  k.SecurePort,
 	}, client, services)
 	c := &Controller{loop: loop, ctrl: ctrl, stop: make(chan struct{})}
+	if k.ServiceCIDR != nil {
+		// Its Start blocks until the object exists; the server does not wait.
+		cidrCtx, cancel := context.WithCancel(context.Background())
+		c.stopCIDR = cancel
+		go defaultservicecidr.NewController(*k.ServiceCIDR, net.IPNet{}, client).Start(cidrCtx)
+	}
 	factory.Start(c.stop)
 	synced := make(chan struct{})
 	go func() {
@@ -104,6 +117,9 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 // Stop ends the controller: as kube-apiserver's, it removes the server
 // from the endpoints first (another replica keeps its own).
 func (c *Controller) Stop() {
+	if c.stopCIDR != nil {
+		c.stopCIDR()
+	}
 	c.ctrl.Stop()
 	close(c.stop)
 	c.loop.shutdown()

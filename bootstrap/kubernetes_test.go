@@ -57,12 +57,14 @@ func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 
 // TestKubernetesService: after start the `kubernetes` Service exists as
 // kube-apiserver creates it, with Endpoints and an EndpointSlice naming the
-// server; a second start (a restart) keeps them.
+// server, and the default ServiceCIDR is Ready; a second start (a restart)
+// keeps them.
 func TestKubernetesService(t *testing.T) {
 	api, client := startAPI(t)
 	public := net.ParseIP("192.0.2.10")
+	_, cidr, _ := net.ParseCIDR("10.96.0.0/12")
 	cfg := KubernetesService{Handler: api.Handler(), ServiceIP: net.ParseIP("10.96.0.1"), PublicIP: public,
-		SecurePort: 6443, EndpointInterval: 200 * time.Millisecond}
+		SecurePort: 6443, EndpointInterval: 200 * time.Millisecond, ServiceCIDR: cidr}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for round := range 2 {
@@ -90,6 +92,17 @@ func TestKubernetesService(t *testing.T) {
 		eventually(t, func() error {
 			_, err := client.DiscoveryV1().EndpointSlices("default").Get(ctx, "kubernetes", metav1.GetOptions{})
 			return err
+		})
+		eventually(t, func() error {
+			sc, err := client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if len(sc.Spec.CIDRs) != 1 || sc.Spec.CIDRs[0] != "10.96.0.0/12" || len(sc.Status.Conditions) != 1 ||
+				sc.Status.Conditions[0].Type != "Ready" || sc.Status.Conditions[0].Status != metav1.ConditionTrue {
+				return fmt.Errorf("ServiceCIDR kubernetes: %+v %+v, want 10.96.0.0/12 and Ready", sc.Spec, sc.Status)
+			}
+			return nil
 		})
 		c.Stop()
 	}

@@ -22,7 +22,7 @@ func startKubernetesService(ctx context.Context, o *Options, api *apiserver.Serv
 		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
 	}
 	c, err := bootstrap.KubernetesService{Handler: api.Handler(), ServiceIP: serviceIP,
-		PublicIP: advertiseAddress(o, log), SecurePort: port}.Start(ctx)
+		PublicIP: advertiseAddress(o, log), SecurePort: port, ServiceCIDR: serviceIPs}.Start(ctx)
 	if err != nil {
 		return nil, err
 	}
