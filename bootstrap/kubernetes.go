@@ -43,6 +43,9 @@ type KubernetesService struct {
 	// (networking.k8s.io/v1, named kubernetes), created and marked Ready
 	// as kube-apiserver's defaultservicecidr controller does.
 	ServiceCIDR *net.IPNet
+	// Repair, when set, checks the Services' allocations at start and
+	// then periodically (repair.go).
+	Repair *Repair
 }
 
 // kubernetesServicePort is the port of the `kubernetes` Service
@@ -74,11 +77,11 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		loop.shutdown()
 		return nil, fmt.Errorf("bootstrap: loopback client: %w", err)
 	}
-	var reconciler reconcilers.EndpointReconciler = reconcilers.NewNoneEndpointReconciler()
+	reconciler := reconcilers.NewNoneEndpointReconciler()
 	publicIP := k.PublicIP
 	if publicIP != nil {
-		reconciler = quietStart{reconcilers.NewMasterCountEndpointReconciler(1,
-			reconcilers.NewEndpointsAdapter(client.CoreV1(), client.DiscoveryV1())), client}
+		reconciler = reconcilers.NewMasterCountEndpointReconciler(1,
+			reconcilers.NewEndpointsAdapter(client.CoreV1(), client.DiscoveryV1()))
 	} else {
 		publicIP = net.IPv4zero
 	}
@@ -86,13 +89,21 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 	services := factory.Core().V1().Services()
 	ctrl := kubernetesservice.New(kubernetesservice.Config{
 		PublicIP:           publicIP,
-		EndpointReconciler: reconciler,
+		EndpointReconciler: quietStart{reconciler, client},
 		EndpointInterval:   k.EndpointInterval,
 		ServiceIP:          k.ServiceIP,
 		ServicePort:        kubernetesServicePort,
 		PublicServicePort:  k.SecurePort,
 	}, client, services)
 	c := &Controller{loop: loop, ctrl: ctrl, stop: make(chan struct{})}
+	if k.Repair != nil {
+		// The kubernetes Service is created from repaired bitmaps.
+		if err := k.Repair.start(ctx, client, c.stop); err != nil {
+			close(c.stop)
+			loop.shutdown()
+			return nil, fmt.Errorf("bootstrap: repairing the Services' allocations: %w", err)
+		}
+	}
 	if k.ServiceCIDR != nil {
 		// Its Start blocks until the object exists; the server does not wait.
 		cidrCtx, cancel := context.WithCancel(context.Background())

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
@@ -20,7 +21,7 @@ import (
 
 // startAPI runs an API over an embedded etcd and returns it with a client
 // that reaches it over HTTP.
-func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
+func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface, *clientv3.Client) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg, err := etcd.Options{DataDir: t.TempDir(), UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
@@ -52,7 +53,7 @@ func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 	}
 	h := httptest.NewServer(api.Handler())
 	t.Cleanup(h.Close)
-	return api, kubernetes.NewForConfigOrDie(&rest.Config{Host: h.URL, QPS: -1})
+	return api, kubernetes.NewForConfigOrDie(&rest.Config{Host: h.URL, QPS: -1}), client
 }
 
 // TestKubernetesService: after start the `kubernetes` Service exists as
@@ -60,7 +61,7 @@ func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface) {
 // server, and the default ServiceCIDR is Ready; a second start (a restart)
 // keeps them.
 func TestKubernetesService(t *testing.T) {
-	api, client := startAPI(t)
+	api, client, _ := startAPI(t)
 	public := net.ParseIP("192.0.2.10")
 	_, cidr, _ := net.ParseCIDR("10.96.0.0/12")
 	cfg := KubernetesService{Handler: api.Handler(), ServiceIP: net.ParseIP("10.96.0.1"), PublicIP: public,

@@ -6,23 +6,37 @@ import (
 	"log/slog"
 	"net"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/bootstrap"
 	"github.com/stratadev/strata/registry/servicealloc"
+	"github.com/stratadev/strata/storage"
 )
 
-// startKubernetesService starts the controller of the `kubernetes` Service
-// (package bootstrap) for a server listening on port.
-func startKubernetesService(ctx context.Context, o *Options, api *apiserver.Server, serviceIPs *net.IPNet, port int,
+// startKubernetesService starts the controllers of package bootstrap for a
+// server listening on port: the repairs of the Services' allocations (it
+// returns once they have run), the `kubernetes` Service and the default
+// ServiceCIDR.
+func startKubernetesService(ctx context.Context, o *Options, api *apiserver.Server, client *clientv3.Client, port int,
 	log *slog.Logger) (*bootstrap.Controller, error) {
+	serviceIPs, nodePorts, err := o.serviceRanges()
+	if err != nil {
+		return nil, err
+	}
 	serviceIP, err := servicealloc.KubernetesServiceIP(serviceIPs)
 	if err != nil {
 		return nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
 	}
+	registries, err := servicealloc.NewRegistries(servicealloc.Config{Client: client, Prefix: storage.DefaultPrefix,
+		ClusterIPRange: serviceIPs, NodePortRange: nodePorts})
+	if err != nil {
+		return nil, err
+	}
 	c, err := bootstrap.KubernetesService{Handler: api.Handler(), ServiceIP: serviceIP,
-		PublicIP: advertiseAddress(o, log), SecurePort: port, ServiceCIDR: serviceIPs}.Start(ctx)
+		PublicIP: advertiseAddress(o, log), SecurePort: port, ServiceCIDR: serviceIPs,
+		Repair: &bootstrap.Repair{Registries: registries, ClusterIPRange: serviceIPs, NodePortRange: nodePorts}}.Start(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if o.PlainHTTP {
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
-	kubernetesService, err := startKubernetesService(readyCtx, o, api, serviceIPs, ln.Addr().(*net.TCPAddr).Port, log)
+	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
 		httpSrv.Close()
 		stopCompaction()

@@ -100,26 +100,16 @@ var _ registry.Allocator = (*Allocator)(nil)
 // etcd (etcdRange), and upstream's service REST, whose create, update and
 // delete hooks decide what to allocate and release.
 func New(cfg Config) (*Allocator, error) {
-	if cfg.ClusterIPRange == nil {
-		cidr, err := ParseClusterIPRange(DefaultServiceClusterIPRange)
-		if err != nil {
-			return nil, err
-		}
-		cfg.ClusterIPRange = cidr
-	}
-	if cfg.NodePortRange.Size == 0 {
-		pr, err := ParseNodePortRange(DefaultServiceNodePortRange)
-		if err != nil {
-			return nil, err
-		}
-		cfg.NodePortRange = pr
+	cfg, err := cfg.complete()
+	if err != nil {
+		return nil, err
 	}
 	prefix := strings.TrimSuffix(cfg.Prefix, "/")
-	ips, err := ipallocator.New(cfg.ClusterIPRange, rangeIn(cfg.Client, prefix+"/ranges/serviceips"))
+	ips, err := ipallocator.New(cfg.ClusterIPRange, rangeIn(cfg.Client, prefix+ipKey))
 	if err != nil {
 		return nil, fmt.Errorf("service cluster IP range %s: %w", cfg.ClusterIPRange, err)
 	}
-	ports, err := portallocator.New(cfg.NodePortRange, rangeIn(cfg.Client, prefix+"/ranges/servicenodeports"))
+	ports, err := portallocator.New(cfg.NodePortRange, rangeIn(cfg.Client, prefix+portKey))
 	if err != nil {
 		return nil, fmt.Errorf("service node port range %s: %w", cfg.NodePortRange.String(), err)
 	}

@@ -20,7 +20,7 @@
 // MultiCIDRServiceAllocator), but its allocator works through a client and
 // informers of IPAddresses and ServiceCIDRs, whose readiness a controller
 // sets, and node ports need the bitmap anyway. The bitmap path is upstream
-// code end to end and one mechanism for both; the cost is that no
-// IPAddress or ServiceCIDR objects appear, and there is no repair
-// controller (a range cannot change once a data directory has used it).
+// code end to end and one mechanism for both, including upstream's repair
+// controllers (Registries; run by package bootstrap), which rebuild the
+// bitmaps from the Services; the cost is that no IPAddress objects appear.
 package servicealloc

@@ -197,9 +197,9 @@ func (r *etcdRange) restore(kvs []*mvccpb.KeyValue) error {
 		return fmt.Errorf("%s: decoding the allocation: %w", r.key, err)
 	}
 	if ra.Range != r.rangeSpec {
-		// kube-apiserver's repair controller rebuilds the bitmap from the
-		// Services when the flag changes; strata runs none.
-		return fmt.Errorf("%s: the stored allocations are of range %s, not %s: the range of a data directory cannot change",
+		// The repair controllers (package bootstrap) rebuild the bitmap of
+		// a changed range from the Services, before the server serves.
+		return fmt.Errorf("%s: the stored allocations are of range %s, not %s (the repair at start moves them)",
 			r.key, ra.Range, r.rangeSpec)
 	}
 	if err := r.alloc.Restore(ra.Range, ra.Data); err != nil {
