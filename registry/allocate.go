@@ -50,14 +50,13 @@ func WithAllocation(ctx context.Context, dryRun bool) (context.Context, *Allocat
 }
 
 // Finish commits the allocation of the last preparation (success) or
-// reverts it. It may be called more than once; only the first call counts.
+// reverts it. Once finished, later calls do nothing.
 func (a *Allocation) Finish(success bool) {
 	a.set(nil, success)
 }
 
 // set replaces the pending allocation with finish, reverting the one it
-// replaces (a guaranteed update prepares again after a lost race), or
-// finishing it with success when finish is nil.
+// replaces, or finishing it with success when finish is nil.
 func (a *Allocation) set(finish func(bool), success bool) {
 	a.mu.Lock()
 	prev := a.finish
@@ -75,24 +74,23 @@ var errNoAllocation = errors.New("registry: a write of a kind with an allocator 
 
 // beginCreate runs the kind's allocator, if any, for a create.
 func (k *Kind) beginCreate(ctx context.Context, obj runtime.Object) error {
-	if k.allocator == nil {
-		return nil
-	}
-	a, ok := ctx.Value(allocationKey{}).(*Allocation)
-	if !ok {
-		return apierrors.NewInternalError(errNoAllocation)
-	}
-	finish, err := k.allocator.BeginCreate(ctx, obj, a.dryRun)
-	if err != nil {
-		a.set(nil, false)
-		return err
-	}
-	a.set(finish, false)
-	return nil
+	return k.begin(ctx, func(a Allocator, dryRun bool) (func(bool), error) {
+		return a.BeginCreate(ctx, obj, dryRun)
+	})
 }
 
 // beginUpdate runs the kind's allocator, if any, for an update.
 func (k *Kind) beginUpdate(ctx context.Context, obj, old runtime.Object) error {
+	return k.begin(ctx, func(a Allocator, dryRun bool) (func(bool), error) {
+		return a.BeginUpdate(ctx, obj, old, dryRun)
+	})
+}
+
+// begin allocates into the context's Allocation. What an earlier
+// preparation of the same write holds is reverted first: a guaranteed
+// update prepares again after a lost race and must find free what it
+// asked for the first time.
+func (k *Kind) begin(ctx context.Context, start func(Allocator, bool) (func(bool), error)) error {
 	if k.allocator == nil {
 		return nil
 	}
@@ -100,9 +98,9 @@ func (k *Kind) beginUpdate(ctx context.Context, obj, old runtime.Object) error {
 	if !ok {
 		return apierrors.NewInternalError(errNoAllocation)
 	}
-	finish, err := k.allocator.BeginUpdate(ctx, obj, old, a.dryRun)
+	a.set(nil, false)
+	finish, err := start(k.allocator, a.dryRun)
 	if err != nil {
-		a.set(nil, false)
 		return err
 	}
 	a.set(finish, false)
