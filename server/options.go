@@ -9,6 +9,7 @@ import (
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/registry/servicealloc"
@@ -118,8 +119,13 @@ func (o *Options) Validate() error {
 	if _, _, err := o.serviceRanges(); err != nil {
 		errs = append(errs, err)
 	}
-	if o.AdvertiseAddress != "" && net.ParseIP(o.AdvertiseAddress) == nil {
-		errs = append(errs, fmt.Errorf("--advertise-address: %q is not an IP address", o.AdvertiseAddress))
+	if o.AdvertiseAddress != "" {
+		// kube-apiserver refuses a public IP its endpoint reconciler
+		// cannot write (loopback, link-local, unspecified).
+		for _, e := range corevalidation.ValidateEndpointIP(o.AdvertiseAddress, nil) {
+			errs = append(errs, fmt.Errorf("--advertise-address: cannot use public IP %s with endpoint reconciler: %s",
+				o.AdvertiseAddress, e.Detail))
+		}
 	}
 	return errors.Join(errs...)
 }
