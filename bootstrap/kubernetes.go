@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,7 +90,7 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 	services := factory.Core().V1().Services()
 	ctrl := kubernetesservice.New(kubernetesservice.Config{
 		PublicIP:           publicIP,
-		EndpointReconciler: quietStart{reconciler, client},
+		EndpointReconciler: &quietStart{EndpointReconciler: reconciler, client: client},
 		EndpointInterval:   k.EndpointInterval,
 		ServiceIP:          k.ServiceIP,
 		ServicePort:        kubernetesServicePort,
@@ -146,9 +147,15 @@ func (c *Controller) Stop() {
 type quietStart struct {
 	reconcilers.EndpointReconciler
 	client kubernetes.Interface
+	// started: the start's removal is done; the shutdown's is the
+	// reconciler's own.
+	started atomic.Bool
 }
 
-func (q quietStart) RemoveEndpoints(serviceName string, ip net.IP, ports []corev1.EndpointPort) error {
+func (q *quietStart) RemoveEndpoints(serviceName string, ip net.IP, ports []corev1.EndpointPort) error {
+	if q.started.Swap(true) {
+		return q.EndpointReconciler.RemoveEndpoints(serviceName, ip, ports)
+	}
 	e, err := q.client.CoreV1().Endpoints(metav1.NamespaceDefault).Get(context.Background(), serviceName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) || err == nil && !names(e, ip) {
 		return storage.NewKeyNotFoundError(serviceName, 0)

@@ -134,12 +134,22 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
+	// Before serving (the controllers reach the API in-process), so that a
+	// ready server has repaired its allocations and a shutdown never meets
+	// them half started.
+	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
 	}
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
+		kubernetesService.Stop()
 		ln.Close()
 		api.Close()
 		return nil, err
@@ -160,13 +170,6 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}()
 	if o.PlainHTTP {
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
-	}
-	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
-	if err != nil {
-		httpSrv.Close()
-		stopCompaction()
-		api.Close()
-		return nil, err
 	}
 	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
 	go func() {

@@ -15,9 +15,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/service/allocator"
 )
 
-// etcdTimeout bounds one allocation's etcd requests: the upstream
-// allocator interfaces take no context.
-const etcdTimeout = 10 * time.Second
+// etcdTimeout bounds one allocation's etcd requests (the upstream
+// allocator interfaces take no context; upstream's storage waits without
+// bound): long, because replicas racing for one key retry.
+const etcdTimeout = 30 * time.Second
 
 // errTaken stands for the bitmap's "not allocated" answer inside update.
 var errTaken = errors.New("taken")
