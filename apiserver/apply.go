@@ -95,11 +95,7 @@ func (s *Server) createByApply(reqCtx context.Context, c *call, params writePara
 		return nil, err
 	}
 	ctx := c.res.kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
-	u, err := s.prepareCreate(ctx, c, obj)
-	if err != nil {
-		return nil, err
-	}
-	return s.storeCreate(ctx, c, u, params.dryRun)
+	return s.createObject(ctx, c, obj, params.dryRun)
 }
 
 // recordUpdate records in obj's managedFields what a write other than

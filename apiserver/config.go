@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -56,6 +58,11 @@ type Config struct {
 	// Metrics, when set, receives the measurements behind kube-apiserver's
 	// watch, storage and etcd metrics.
 	Metrics Metrics
+	// ServiceClusterIPRange and ServiceNodePortRange are what Services'
+	// cluster IPs and node ports are allocated from; default
+	// kube-apiserver's (package servicealloc).
+	ServiceClusterIPRange *net.IPNet
+	ServiceNodePortRange  utilnet.PortRange
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics
@@ -116,6 +123,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := allocateServices(cfg); err != nil {
+		return nil, fmt.Errorf("apiserver: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{})}

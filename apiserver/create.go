@@ -27,17 +27,12 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 	warnings := &registry.Warnings{}
 	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
 	obj = s.recordUpdate(c, nil, obj, fieldmanager.ManagerName(params.fieldManager, r.UserAgent()))
-	u, err := s.prepareCreate(ctx, c, obj)
+	out, err := s.createObject(ctx, c, obj, params.dryRun)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	out, err := s.storeCreate(ctx, c, u, params.dryRun)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	writeObject(w, r, http.StatusCreated, out.Object)
 }
 

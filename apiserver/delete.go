@@ -79,7 +79,7 @@ func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts
 		}
 		return cur, true, nil
 	}
-	out, err := res.store.Delete(ctx, ns, name, pre)
+	out, err := s.deleteObject(ctx, res, ns, name, pre)
 	return out, err == nil, err
 }
 

@@ -147,7 +147,7 @@ func (s *Server) emptyNamespace(ctx context.Context, ns string) (int, error) {
 					_, err = res.store.GuaranteedUpdate(ctx, ns, item.GetName(), nil, markForDeletion)
 				}
 			} else {
-				_, err = res.store.Delete(ctx, ns, item.GetName(), nil)
+				_, err = s.deleteObject(ctx, res, ns, item.GetName(), nil)
 			}
 			if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
 				return 0, err

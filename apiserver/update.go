@@ -73,20 +73,25 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 		}
 		return kind.PrepareUpdate(ctx, obj, cur, status)
 	}
+	// What a preparation allocates is kept only if its result is stored.
+	ctx, alloc := registry.WithAllocation(ctx, dryRun)
 	if dryRun {
 		cur, err := c.res.store.Get(ctx, c.info.Namespace, c.info.Name, storage.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		return try(cur.DeepCopy())
+		out, err := try(cur.DeepCopy())
+		alloc.Finish(err == nil)
+		return out, err
 	}
 	out, err := c.res.store.GuaranteedUpdate(ctx, c.info.Namespace, c.info.Name, nil, try)
+	alloc.Finish(err == nil)
 	if err != nil {
 		return nil, err
 	}
 	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 {
 		pre := &storage.Preconditions{ResourceVersion: out.GetResourceVersion()}
-		if _, err := c.res.store.Delete(ctx, c.info.Namespace, c.info.Name, pre); err != nil &&
+		if _, err := s.deleteObject(ctx, c.res, c.info.Namespace, c.info.Name, pre); err != nil &&
 			!errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
 			return nil, err
 		}

@@ -61,7 +61,8 @@ func crdSteps(t *testing.T) []crdStep {
 		{name: "get by short name", args: []string{"get", "wd"}, check: widgetTable},
 		{name: "get through v1beta1", args: []string{"get", "widgets.v1beta1.example.com", "w", "-o", "jsonpath={.apiVersion} {.spec.size}"},
 			stdout: "example.com/v1beta1 3"},
-		{name: "category all", args: []string{"get", "all", "-o", "name"}, stdout: "widget.example.com/w\n"},
+		// As on any cluster, the kubernetes Service is in default too.
+		{name: "category all", args: []string{"get", "all", "-o", "name"}, stdout: "service/kubernetes\nwidget.example.com/w\n"},
 
 		{name: "strategic patch", args: []string{"patch", "widget", "w", "--type", "strategic", "-p", strategic},
 			stdout: "widget.example.com/w patched\n"},

@@ -56,6 +56,9 @@ type Kind struct {
 	keepsSchemaExtensions bool
 	// fields are the kind's field managers (fieldmanager.go).
 	fields *fieldManagers
+	// allocator hands out what objects hold outside themselves (a
+	// Service's cluster IPs and node ports); nil for most kinds.
+	allocator Allocator
 }
 
 // GroupResource names the kind's resource.

@@ -77,6 +77,11 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
+	// Allocation comes before validation, as kube-apiserver's store calls
+	// BeginCreate: the strategy validates the allocated values.
+	if err := k.beginCreate(ctx, internal); err != nil {
+		return nil, err
+	}
 	if err := rest.BeforeCreate(k.strategy, ctx, internal); err != nil {
 		return nil, err
 	}
@@ -121,6 +126,13 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 				fmt.Errorf("metadata.resourceVersion must be specified for an update"))
 		}
 		m.SetResourceVersion(current.GetResourceVersion())
+	}
+	// The status subresource allocates nothing (kube-apiserver's status
+	// store has no BeginUpdate).
+	if !status {
+		if err := k.beginUpdate(ctx, internal, old); err != nil {
+			return nil, err
+		}
 	}
 	if err := rest.BeforeUpdate(strategy, ctx, internal, old); err != nil {
 		return nil, err

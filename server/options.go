@@ -8,7 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/strategicpatch"
 )
 
@@ -47,6 +51,15 @@ type Options struct {
 	// of the same names. Watches are not counted, nor is system:masters
 	// (the admin token) refused.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// ServiceClusterIPRange and ServiceNodePortRange are what Services'
+	// cluster IPs and node ports are allocated from, as kube-apiserver's
+	// flags of the same names (defaults DefaultServiceClusterIPRange,
+	// DefaultServiceNodePortRange).
+	ServiceClusterIPRange, ServiceNodePortRange string
+	// AdvertiseAddress is the address the `kubernetes` Service's endpoints
+	// name; default the bind address, or the host's default address when
+	// that is loopback or unspecified (kube-apiserver's --advertise-address).
+	AdvertiseAddress string
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
 	// RequestTimeout bounds requests that are not long-running (504
@@ -62,6 +75,10 @@ const (
 	DefaultBindAddress     = "127.0.0.1"
 	DefaultSecurePort      = 6443
 	DefaultShutdownTimeout = 60 * time.Second
+	// DefaultServiceClusterIPRange is kubeadm's (and kind's) range:
+	// kube-apiserver's own fallback, 10.0.0.0/24, is deprecated.
+	DefaultServiceClusterIPRange = servicealloc.DefaultServiceClusterIPRange
+	DefaultServiceNodePortRange  = servicealloc.DefaultServiceNodePortRange
 )
 
 // NewOptions returns the defaults.
@@ -69,6 +86,8 @@ func NewOptions() *Options {
 	return &Options{DataDir: DefaultDataDir, BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort,
 		ShutdownTimeout:             DefaultShutdownTimeout,
 		RequestTimeout:              filters.DefaultRequestTimeout,
+		ServiceClusterIPRange:       DefaultServiceClusterIPRange,
+		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
 }
@@ -104,7 +123,36 @@ func (o *Options) Validate() error {
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, _, err := o.serviceRanges(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.AdvertiseAddress != "" {
+		// kube-apiserver refuses a public IP its endpoint reconciler
+		// cannot write (loopback, link-local, unspecified).
+		for _, e := range corevalidation.ValidateEndpointIP(o.AdvertiseAddress, nil) {
+			errs = append(errs, fmt.Errorf("--advertise-address: cannot use public IP %s with endpoint reconciler: %s",
+				o.AdvertiseAddress, e.Detail))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// serviceRanges parses --service-cluster-ip-range and
+// --service-node-port-range ("" for the defaults).
+func (o *Options) serviceRanges() (*net.IPNet, utilnet.PortRange, error) {
+	ipRange, portRange := o.ServiceClusterIPRange, o.ServiceNodePortRange
+	if ipRange == "" {
+		ipRange = DefaultServiceClusterIPRange
+	}
+	if portRange == "" {
+		portRange = DefaultServiceNodePortRange
+	}
+	cidr, err := servicealloc.ParseClusterIPRange(ipRange)
+	if err != nil {
+		return nil, utilnet.PortRange{}, err
+	}
+	ports, err := servicealloc.ParseNodePortRange(portRange)
+	return cidr, ports, err
 }
 
 func (o *Options) patchCompat() (strategicpatch.Compat, error) {

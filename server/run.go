@@ -18,6 +18,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/klog/v2"
 
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
@@ -51,6 +52,9 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// The upstream code strata runs (service allocation, the bootstrap
+	// controller) logs through klog: into the server's log.
+	klog.SetSlogLogger(log)
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
 	}
@@ -96,8 +100,9 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
+	serviceIPs, nodePorts, _ := o.serviceRanges()
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics})
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts})
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +140,22 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
+	// Before serving (the controllers reach the API in-process), so that a
+	// ready server has repaired its allocations and a shutdown never meets
+	// them half started.
+	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
 	}
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
+		kubernetesService.Stop()
 		ln.Close()
 		api.Close()
 		return nil, err
@@ -175,6 +190,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		// the listener closes and the requests in flight finish, and only
 		// then do the stores stop.
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
+		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr

@@ -69,6 +69,9 @@ SIGINT or SIGTERM.
 	f.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "most read-only requests served at once, beyond which they are answered 429 (0: unlimited; watches not counted)")
 	f.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "longest a request that is not a watch may take before it is answered 504 (0: unbounded); a shorter ?timeout= wins")
 	f.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "most mutating requests served at once, beyond which they are answered 429 (0: unlimited)")
+	f.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR Services' cluster IPs are allocated from (the first is the kubernetes Service's)")
+	f.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "port range NodePort and LoadBalancer Services' node ports are allocated from, inclusive")
+	f.StringVar(&o.AdvertiseAddress, "advertise-address", "", "address the kubernetes Service's endpoints name (default: --bind-address, or the host's default address when that is loopback or unspecified)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }

@@ -1,0 +1,159 @@
+package servicealloc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/stratadev/strata/storage/etcd"
+)
+
+// testEtcd is the embedded etcd TestMain starts; each test uses keys of
+// its own.
+var testEtcd *clientv3.Client
+
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "strata-servicealloc-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg, err := etcd.Options{DataDir: dir, UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	srv := etcd.NewServer(cfg)
+	if err := srv.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { cancel(); <-srv.Done() }()
+	if testEtcd, err = srv.Client(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer testEtcd.Close()
+	return m.Run()
+}
+
+var keySeq atomic.Int64
+
+func newKey() string { return fmt.Sprintf("/test/ranges/r%d", keySeq.Add(1)) }
+
+// TestEtcdRange runs steps on two ranges over one key, as two replicas:
+// each sees what the other allocated and released.
+func TestEtcdRange(t *testing.T) {
+	const size = 8
+	type step struct {
+		replica int
+		op      string // allocate, release, has, next
+		offset  int
+		want    bool // allocate: taken now; has: allocated
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"allocate then taken on the other", []step{
+			{0, "allocate", 3, true}, {1, "allocate", 3, false}, {1, "has", 3, true}, {0, "has", 4, false}}},
+		{"release is seen by the other", []step{
+			{0, "allocate", 5, true}, {1, "release", 5, false}, {0, "allocate", 5, true}, {1, "allocate", 5, false}}},
+		{"next skips the other's", []step{
+			{0, "allocate", 0, true}, {0, "allocate", 1, true}, {0, "allocate", 2, true}, {0, "allocate", 3, true},
+			{0, "allocate", 4, true}, {0, "allocate", 5, true}, {0, "allocate", 6, true},
+			{1, "next", 7, true}, {0, "next", 0, false}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			key := newKey()
+			rs := []*etcdRange{newEtcdRange(testEtcd, key, size, "r", 0), newEtcdRange(testEtcd, key, size, "r", 0)}
+			for i, s := range tc.steps {
+				r := rs[s.replica]
+				var got bool
+				var err error
+				switch s.op {
+				case "allocate":
+					got, err = r.Allocate(s.offset)
+				case "release":
+					err = r.Release(s.offset)
+				case "has":
+					got = r.Has(s.offset)
+				case "next":
+					var offset int
+					offset, got, err = r.AllocateNext()
+					if got && offset != s.offset {
+						t.Errorf("step %d: next gave %d, want %d", i, offset, s.offset)
+					}
+				}
+				if err != nil {
+					t.Fatalf("step %d %s(%d) on %d: %v", i, s.op, s.offset, s.replica, err)
+				}
+				if got != s.want {
+					t.Errorf("step %d %s(%d) on %d: %v, want %v", i, s.op, s.offset, s.replica, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// TestEtcdRangeConcurrent: ranges racing on one key never hand out an
+// offset twice, and together fill the range exactly.
+func TestEtcdRangeConcurrent(t *testing.T) {
+	const size, replicas = 64, 4
+	key := newKey()
+	var mu sync.Mutex
+	got := map[int]int{}
+	var wg sync.WaitGroup
+	for r := range replicas {
+		rg := newEtcdRange(testEtcd, key, size, "r", 0)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				offset, ok, err := rg.AllocateNext()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					return
+				}
+				mu.Lock()
+				if other, dup := got[offset]; dup {
+					t.Errorf("offset %d handed to %d and %d", offset, other, r)
+				}
+				got[offset] = r
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) != size {
+		t.Errorf("%d offsets allocated, want %d", len(got), size)
+	}
+}
+
+// TestEtcdRangeOtherRange: stored allocations of another range are refused
+// by name, not overwritten.
+func TestEtcdRangeOtherRange(t *testing.T) {
+	key := newKey()
+	if ok, err := newEtcdRange(testEtcd, key, 8, "10.0.0.0/28", 0).Allocate(1); !ok || err != nil {
+		t.Fatalf("allocate: %v %v", ok, err)
+	}
+	_, err := newEtcdRange(testEtcd, key, 8, "10.96.0.0/28", 0).Allocate(1)
+	if err == nil || !strings.Contains(err.Error(), "of range 10.0.0.0/28, not 10.96.0.0/28") {
+		t.Errorf("got %v, want the ranges named", err)
+	}
+}

@@ -1,0 +1,36 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValidateServiceFlags: the Service flags are checked as kube-apiserver
+// checks them, and named in the error.
+func TestValidateServiceFlags(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    func(*Options)
+		wantErr string
+	}{
+		{name: "defaults", edit: func(*Options) {}},
+		{name: "own ranges", edit: func(o *Options) { o.ServiceClusterIPRange, o.ServiceNodePortRange = "10.100.0.0/16", "31000-31999" }},
+		{name: "range too large", edit: func(o *Options) { o.ServiceClusterIPRange = "10.0.0.0/8" },
+			wantErr: "specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12"},
+		{name: "bad port range", edit: func(o *Options) { o.ServiceNodePortRange = "30000-x" },
+			wantErr: `--service-node-port-range: "30000-x"`},
+		{name: "advertise address", edit: func(o *Options) { o.AdvertiseAddress = "192.0.2.5" }},
+		{name: "loopback advertise address", edit: func(o *Options) { o.AdvertiseAddress = "127.0.0.1" },
+			wantErr: "--advertise-address: cannot use public IP 127.0.0.1 with endpoint reconciler: may not be in the loopback range"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			tc.edit(o)
+			err := o.Validate()
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("got %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
