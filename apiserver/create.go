@@ -38,7 +38,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	writeObject(w, r, http.StatusCreated, out.Object)
+	writeResult(w, c, http.StatusCreated, out.Object)
 }
 
 // errCreateTerminating refuses creates of a kind whose CRD is being deleted.
