@@ -28,7 +28,7 @@ func (s *Server) componentStatuses(kind *registry.Kind) *registry.ComponentStatu
 // serveComponentStatus answers get and list of componentstatuses with
 // the components' probed health, as kube-apiserver does.
 func (s *Server) serveComponentStatus(w http.ResponseWriter, r *http.Request, c *call) {
-	m, err := negotiate(r, c.res.kind, false)
+	m, err := negotiate(r, c.res.kind.HasProtobuf(), false)
 	if err != nil {
 		writeError(w, err)
 		return

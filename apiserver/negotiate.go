@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
-
-	"github.com/stratadev/strata/registry"
 )
 
 // output is what form a read answers in.
@@ -75,10 +73,11 @@ func (endpoint) AllowsStreamSchema(s string) bool  { return s == "watch" }
 
 // negotiate picks the response's form and encoding from the Accept header
 // with kube-apiserver's negotiation (quality values, wildcards, as/g/v
-// parameters): the first acceptable entry wins, else 406 with its words. A
-// watch cannot be YAML, which has no stream framing.
-func negotiate(r *http.Request, kind *registry.Kind, watch bool) (media, error) {
-	opts, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), mediaTypes, endpoint{protobuf: kind.HasProtobuf()})
+// parameters) for a kind with protobuf or without: the first acceptable
+// entry wins, else 406 with its words. A watch cannot be YAML, which has no
+// stream framing.
+func negotiate(r *http.Request, protobuf, watch bool) (media, error) {
+	opts, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), mediaTypes, endpoint{protobuf: protobuf})
 	if !ok {
 		return media{}, notAcceptable(false)
 	}

@@ -104,7 +104,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) {
-	m, err := negotiate(r, c.res.kind, c.info.Verb == "watch")
+	m, err := negotiate(r, c.res.kind.HasProtobuf(), c.info.Verb == "watch")
 	if err != nil {
 		writeError(w, err)
 		return
