@@ -53,23 +53,36 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // protobufClient is a clientset speaking protobuf, as controllers
 // configure theirs, recording the media types of its requests.
 func protobufClient(t testing.TB, ts *testServer) (kubernetes.Interface, *contentTypes) {
-	t.Helper()
+	return clientFor(ts, runtime.ContentTypeProtobuf)
+}
+
+// jsonClient is a clientset speaking JSON only. (client-go v0.37's typed
+// clients ask for protobuf, JSON as the fallback, when their config names
+// no content type, so ts.client speaks protobuf too.)
+func jsonClient(t testing.TB, ts *testServer) (kubernetes.Interface, *contentTypes) {
+	return clientFor(ts, runtime.ContentTypeJSON)
+}
+
+func clientFor(ts *testServer, contentType string) (kubernetes.Interface, *contentTypes) {
 	seen := &contentTypes{}
 	cfg := rest.CopyConfig(ts.config)
-	cfg.ContentType = runtime.ContentTypeProtobuf
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cfg.ContentType = contentType
+	if contentType == runtime.ContentTypeProtobuf {
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
 	cfg.WrapTransport = seen.RoundTrip
 	return kubernetes.NewForConfigOrDie(cfg), seen
 }
 
-// checkAllProtobuf fails unless every answer was protobuf.
-func (c *contentTypes) checkAllProtobuf(t testing.TB) {
+// checkAll fails unless every answer was in contentType (or its watch
+// stream).
+func (c *contentTypes) checkAll(t testing.TB, contentType string) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, ct := range c.answers {
-		if ct != runtime.ContentTypeProtobuf && ct != runtime.ContentTypeProtobuf+";stream=watch" {
-			t.Errorf("request %d (Accept %q) was answered in %q", i, c.accepts[i], ct)
+		if ct != contentType && ct != contentType+";stream=watch" {
+			t.Errorf("request %d (Accept %q) was answered in %q, want %s", i, c.accepts[i], ct, contentType)
 		}
 	}
 	if len(c.answers) == 0 {
@@ -91,7 +104,8 @@ func TestProtobufClientCRUD(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
 	pc, seen := protobufClient(t, ts)
-	cms, jcms := pc.CoreV1().ConfigMaps("default"), ts.client.CoreV1().ConfigMaps("default")
+	jc, jseen := jsonClient(t, ts)
+	cms, jcms := pc.CoreV1().ConfigMaps("default"), jc.CoreV1().ConfigMaps("default")
 
 	created, err := cms.Create(ctx, newConfigMap("a", map[string]string{"k": "v"}), metav1.CreateOptions{})
 	if err != nil {
@@ -150,7 +164,8 @@ func TestProtobufClientCRUD(t *testing.T) {
 	if err := cms.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	seen.checkAllProtobuf(t)
+	seen.checkAll(t, runtime.ContentTypeProtobuf)
+	jseen.checkAll(t, runtime.ContentTypeJSON)
 }
 
 // TestProtobufClientWatch: a typed watch over protobuf sees the events a
@@ -159,7 +174,8 @@ func TestProtobufClientWatch(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
 	pc, seen := protobufClient(t, ts)
-	jcms := ts.client.CoreV1().ConfigMaps("default")
+	jc, jseen := jsonClient(t, ts)
+	jcms := jc.CoreV1().ConfigMaps("default")
 	start, err := jcms.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +206,8 @@ func TestProtobufClientWatch(t *testing.T) {
 		}
 		sameAsJSON(t, string(typ)+" event", p.Object, j.Object)
 	}
-	seen.checkAllProtobuf(t)
+	seen.checkAll(t, runtime.ContentTypeProtobuf)
+	jseen.checkAll(t, runtime.ContentTypeJSON)
 }
 
 // TestProtobufInformer: a shared informer over protobuf, in both of the
@@ -203,7 +220,8 @@ func TestProtobufInformer(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
 			ts := newTestServer(t)
 			ctx := context.Background()
-			jcms := ts.client.CoreV1().ConfigMaps("default")
+			jc, jseen := jsonClient(t, ts)
+			jcms := jc.CoreV1().ConfigMaps("default")
 			mustCreateConfigMap(t, jcms, "pre", map[string]string{"n": "0"}, nil)
 			pc, seen := protobufClient(t, ts)
 			log := &handlerLog{}
@@ -228,7 +246,8 @@ func TestProtobufInformer(t *testing.T) {
 				}
 				sameAsJSON(t, "informer's "+name, cached.(*corev1.ConfigMap), want)
 			}
-			seen.checkAllProtobuf(t)
+			seen.checkAll(t, runtime.ContentTypeProtobuf)
+			jseen.checkAll(t, runtime.ContentTypeJSON)
 		})
 	}
 }

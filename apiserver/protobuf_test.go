@@ -112,12 +112,13 @@ func decodeProtobuf(t testing.TB, data []byte, into runtime.Object) string {
 func TestProtobufBytes(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
-	cms := ts.client.CoreV1().ConfigMaps("default")
+	jc, jseen := jsonClient(t, ts)
+	cms := jc.CoreV1().ConfigMaps("default")
 	big := strings.Repeat("x", 3000)
 	for i := range 40 { // about 120 KB: the list goes in several chunks
 		mustCreateConfigMap(t, cms, fmt.Sprintf("cm-%02d", i), map[string]string{"big": big, "i": fmt.Sprint(i)}, nil)
 	}
-	if _, err := ts.client.AppsV1().Deployments("default").Create(ctx, newDeployment("web", "nginx"), metav1.CreateOptions{}); err != nil {
+	if _, err := jc.AppsV1().Deployments("default").Create(ctx, newDeployment("web", "nginx"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cm, err := cms.Get(ctx, "cm-07", metav1.GetOptions{})
@@ -125,7 +126,7 @@ func TestProtobufBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
-	deploy, err := ts.client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	deploy, err := jc.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +136,11 @@ func TestProtobufBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmList.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}
-	deployList, err := ts.client.AppsV1().Deployments("default").List(ctx, metav1.ListOptions{})
+	deployList, err := jc.AppsV1().Deployments("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	jseen.checkAll(t, runtime.ContentTypeJSON)
 	deployList.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}
 
 	tests := []struct {
@@ -271,7 +273,8 @@ func TestProtobufWrites(t *testing.T) {
 	}
 	var patched corev1.ConfigMap
 	decodeProtobuf(t, res.body, &patched)
-	current, err := ts.client.CoreV1().ConfigMaps("default").Get(context.Background(), "w", metav1.GetOptions{})
+	jc, _ := jsonClient(t, ts)
+	current, err := jc.CoreV1().ConfigMaps("default").Get(context.Background(), "w", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

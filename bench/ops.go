@@ -53,7 +53,7 @@ const listTimeout = 10 * time.Second
 // patches come after the lists, so that the listed namespace holds exactly
 // Config.Objects ConfigMaps while it is listed.
 func (r *runner) pairs() []pair {
-	return []pair{
+	return append([]pair{
 		{strata: op{side: sideStrata, name: opGet, run: r.strataGet}, etcd: op{side: sideEtcd, name: opGet, run: r.rawGet}},
 		{strata: op{side: sideStrata, name: opList, run: r.strataList("")}, etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
 		{strata: op{side: sideStrata, name: opListRV0, run: r.strataList("0")}, etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
@@ -63,7 +63,7 @@ func (r *runner) pairs() []pair {
 			etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
 			more: []op{{side: sideStrata, name: opApply, prepare: r.prepareApply, run: r.strataApply(1)},
 				{side: sideStrata, name: opApply2, run: r.strataApply(2)}}},
-	}
+	}, r.protobufPairs()...)
 }
 
 func listName(i int) string         { return fmt.Sprintf("list-%05d", i) }
