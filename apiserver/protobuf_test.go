@@ -282,6 +282,16 @@ func TestProtobufWrites(t *testing.T) {
 	if diff := cmp.Diff(current, &patched); diff != "" {
 		t.Errorf("patch answer differs from a JSON get (-json +protobuf):\n%s", diff)
 	}
+	// A dry run answers the stored resourceVersion with other content: the
+	// answer is not the cached message of the stored object.
+	rawCall(t, ts, "GET", cms+"/w", map[string]string{"Accept": acceptProtobuf}, nil)
+	res = rawCall(t, ts, "PATCH", cms+"/w?dryRun=All", map[string]string{"Accept": acceptProtobuf,
+		"Content-Type": "application/merge-patch+json"}, []byte(`{"data":{"b":"dry"}}`))
+	var dry corev1.ConfigMap
+	decodeProtobuf(t, res.body, &dry)
+	if dry.Data["b"] != "dry" || dry.ResourceVersion != patched.ResourceVersion {
+		t.Errorf("dry-run patch answered data %v at %s, want b=dry at %s", dry.Data, dry.ResourceVersion, patched.ResourceVersion)
+	}
 	res = rawCall(t, ts, "DELETE", cms+"/w", map[string]string{"Accept": acceptProtobuf}, nil)
 	var st metav1.Status
 	if res.code != http.StatusOK {

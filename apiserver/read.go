@@ -13,6 +13,7 @@ import (
 	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/registry"
@@ -81,6 +82,16 @@ func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, obj *
 	case outputPartial:
 		writeResult(w, c, http.StatusOK, partialOf(obj))
 	default:
+		if c.media.enc == encodingProtobuf {
+			// A stored object: its message may come from the item cache.
+			msg, err := c.res.protos.encodeObject(obj.Object)
+			if err != nil {
+				writeError(w, apierrors.NewInternalError(err))
+				return
+			}
+			writeBytes(w, http.StatusOK, runtime.ContentTypeProtobuf, protobufObject(c.res.kind.GVK, msg))
+			return
+		}
 		writeResult(w, c, http.StatusOK, obj.Object)
 	}
 }

@@ -130,11 +130,13 @@ func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
 }
 
 // writeResult writes the result of a resource request in the negotiated
-// encoding: an object of the kind as content (its protobuf message from the
-// resource's cache), a list body, or a runtime.Object such as a Status.
+// encoding: an object of the kind as content, a list body, or a
+// runtime.Object such as a Status. The object of a write is encoded
+// afresh: a dry run answers an object that has the stored one's
+// resourceVersion but not its content, so it must not meet the item cache.
 func writeResult(w http.ResponseWriter, c *call, code int, v any) {
 	if content, ok := v.(map[string]any); ok && c.media.enc == encodingProtobuf {
-		msg, err := c.res.protos.encodeObject(content)
+		msg, err := c.res.kind.ProtobufMessage(content)
 		if err != nil {
 			writeError(w, apierrors.NewInternalError(err))
 			return
