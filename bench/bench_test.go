@@ -36,8 +36,8 @@ func TestRunTiny(t *testing.T) {
 	var want []string
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get"}, {"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
-		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
+		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
 	} {
 		for _, c := range cfg.Concurrency {
 			for _, op := range pair {
