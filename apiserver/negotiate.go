@@ -122,10 +122,11 @@ func notAcceptable(stream bool) error {
 		fmt.Sprintf("only the following media types are accepted: %s", strings.Join(types, ", ")))
 }
 
-// errorEncoding is how errors are written: as kube-apiserver writes a
-// Status, in the first media type the Accept header takes without a
-// transformation (protobuf even for custom resources), else JSON.
-func errorEncoding(r *http.Request) encoding {
+// plainEncoding is how answers outside a kind's negotiation are written
+// (errors, the scale subresource): as kube-apiserver writes a Status, in
+// the first media type the Accept header takes without a transformation
+// (protobuf even for custom resources), else JSON.
+func plainEncoding(r *http.Request) encoding {
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return encodingJSON
@@ -135,9 +136,4 @@ func errorEncoding(r *http.Request) encoding {
 		return encodingJSON
 	}
 	return encodingOf(opts.Accepted.MediaType)
-}
-
-// acceptsYAMLOnly says whether the client asked for YAML before JSON.
-func acceptsYAMLOnly(r *http.Request) bool {
-	return errorEncoding(r) == encodingYAML
 }

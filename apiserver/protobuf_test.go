@@ -140,8 +140,13 @@ func TestProtobufBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jseen.checkAll(t, runtime.ContentTypeJSON)
 	deployList.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}
+	scale, err := jc.AppsV1().Deployments("default").GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale.TypeMeta = metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"}
+	jseen.checkAll(t, runtime.ContentTypeJSON)
 
 	tests := []struct {
 		name, path, accept string
@@ -151,6 +156,7 @@ func TestProtobufBytes(t *testing.T) {
 		{"deployment, client-go's Accept", "/apis/apps/v1/namespaces/default/deployments/web", acceptClientGo, protobufOf(t, deploy)},
 		{"configmap list in chunks", "/api/v1/namespaces/default/configmaps", acceptProtobuf, protobufOf(t, cmList)},
 		{"deployment list", "/apis/apps/v1/namespaces/default/deployments", acceptClientGo, protobufOf(t, deployList)},
+		{"scale", "/apis/apps/v1/namespaces/default/deployments/web/scale", acceptClientGo, protobufOf(t, scale)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

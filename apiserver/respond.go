@@ -51,7 +51,7 @@ func writeError(w http.ResponseWriter, err error) {
 	writeEncoded(w, code, st, enc)
 }
 
-// errorWriter carries the encoding of a request's errors (errorEncoding)
+// errorWriter carries the encoding of a request's errors (plainEncoding)
 // to writeError, which every handler calls with the writer alone.
 type errorWriter struct {
 	http.ResponseWriter
@@ -68,7 +68,7 @@ func (w *errorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // withErrorEncoding wraps w when the request's errors are not JSON.
 func withErrorEncoding(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
-	if enc := errorEncoding(r); enc != encodingJSON {
+	if enc := plainEncoding(r); enc != encodingJSON {
 		return &errorWriter{ResponseWriter: w, enc: enc}
 	}
 	return w
@@ -120,11 +120,13 @@ func internalErrorBody(err error) []byte {
 	return data
 }
 
-// writeObject writes v in the media type the request accepts (JSON or YAML).
+// writeObject writes v in the media type the request accepts (plainEncoding):
+// protobuf only for a runtime.Object (such as a Scale), which must have its
+// kind and apiVersion set.
 func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
-	enc := encodingJSON
-	if acceptsYAMLOnly(r) {
-		enc = encodingYAML
+	enc := plainEncoding(r)
+	if _, ok := v.(runtime.Object); !ok && enc == encodingProtobuf {
+		enc = encodingJSON
 	}
 	writeEncoded(w, code, v, enc)
 }
