@@ -76,8 +76,9 @@ type resource struct {
 	store *storage.Store
 	// items keeps the JSON of list items, events that of watch events
 	// (shared by the resources of one store); protos the protobuf
-	// messages of objects (nil for kinds without protobuf).
-	items, events, protos *itemCache
+	// messages of objects and protoEvents the protobuf watch frames (nil
+	// for kinds without protobuf).
+	items, events, protos, protoEvents *itemCache
 	// terminating: the kind's CRD is being deleted; no new objects.
 	terminating bool
 }
@@ -224,6 +225,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 		events: newItemCache(eventCacheBytes, true)}
 	if k.HasProtobuf() {
 		res.protos = newProtobufCache(itemCacheBytes, k)
+		res.protoEvents = newItemCache(eventCacheBytes, true)
 	}
 	return res, nil
 }

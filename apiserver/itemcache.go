@@ -128,9 +128,14 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, er
 // encoding of each event instead of encoding it once each. The bytes are
 // shared: never append to them.
 func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
+	return c.cachedEvent(typ, obj, func() ([]byte, error) { return encodeJSON(watchEvent{Type: typ, Object: obj.Object}) })
+}
+
+// cachedEvent returns the encoding of a watch event of obj that encode
+// makes, kept as encodeEvent keeps the JSON (protobuf frames use it too).
+func (c *itemCache) cachedEvent(typ watch.EventType, obj *unstructured.Unstructured, encode func() ([]byte, error)) ([]byte, error) {
 	ns, name, rv := identity(obj.Object)
 	key := itemKey{event: typ, namespace: ns, name: name}
-	encode := func() ([]byte, error) { return encodeJSON(watchEvent{Type: typ, Object: obj.Object}) }
 	if rv == "" {
 		return encode()
 	}

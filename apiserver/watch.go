@@ -115,14 +115,17 @@ func (s *Server) encodeProtobufEvent(r *http.Request, c *call, tableOpts *metav1
 	var object []byte
 	obj, isObject := ev.Object.(*unstructured.Unstructured)
 	switch {
-	case isObject && (c.media.form == outputObject || ev.Type == watch.Bookmark):
-		var msg []byte
-		var err error
-		if ev.Type == watch.Bookmark {
-			msg, err = c.res.kind.ProtobufMessage(obj.Object) // not worth a cache entry
-		} else {
-			msg, err = c.res.protos.encodeObject(obj.Object)
-		}
+	case isObject && c.media.form == outputObject && ev.Type != watch.Bookmark:
+		// One frame per event, shared by the resource's watchers.
+		return c.res.protoEvents.cachedEvent(ev.Type, obj, func() ([]byte, error) {
+			msg, err := c.res.protos.encodeObject(obj.Object)
+			if err != nil {
+				return nil, err
+			}
+			return protobufWatchFrame(string(ev.Type), protobufObject(c.res.kind.GVK, msg))
+		})
+	case isObject && ev.Type == watch.Bookmark:
+		msg, err := c.res.kind.ProtobufMessage(obj.Object) // not worth a cache entry
 		if err != nil {
 			return nil, err
 		}
