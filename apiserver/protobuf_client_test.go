@@ -17,11 +17,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -250,4 +252,56 @@ func TestProtobufInformer(t *testing.T) {
 			jseen.checkAll(t, runtime.ContentTypeJSON)
 		})
 	}
+}
+
+// TestProtobufMetadataClient: client-go's metadata client (what the
+// garbage collector and namespace controller use) gets PartialObjectMetadata
+// in protobuf, lists and watches, for built-in and custom kinds alike.
+func TestProtobufMetadataClient(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	createWidgetsCRD(t, ts)
+	seen := &contentTypes{}
+	cfg := rest.CopyConfig(ts.config)
+	cfg.WrapTransport = seen.RoundTrip
+	mc := metadata.NewForConfigOrDie(cfg)
+	for _, tc := range []struct {
+		name   string
+		gvr    schema.GroupVersionResource
+		create func(name string) error
+	}{
+		{"configmaps", gvrConfigMaps, func(name string) error {
+			_, err := ts.client.CoreV1().ConfigMaps("default").Create(ctx, newConfigMap(name, nil), metav1.CreateOptions{})
+			return err
+		}},
+		{"widgets", gvrWidgets, func(name string) error {
+			_, err := widgets(ts).Create(ctx, widget(name, map[string]any{"size": int64(1)}), metav1.CreateOptions{})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.create("first"); err != nil {
+				t.Fatal(err)
+			}
+			res := mc.Resource(tc.gvr).Namespace("default")
+			list, err := res.List(ctx, metav1.ListOptions{})
+			if err != nil || len(list.Items) != 1 || list.Items[0].Name != "first" {
+				t.Fatalf("list: %+v, %v", list, err)
+			}
+			w, err := res.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			if err := tc.create("second"); err != nil {
+				t.Fatal(err)
+			}
+			ev := nextEvent(t, w, 5*time.Second)
+			p, ok := ev.Object.(*metav1.PartialObjectMetadata)
+			if ev.Type != watch.Added || !ok || p.Name != "second" {
+				t.Errorf("event %s %#v, want ADDED second", ev.Type, ev.Object)
+			}
+		})
+	}
+	seen.checkAll(t, runtime.ContentTypeProtobuf)
 }
