@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -78,5 +79,32 @@ func TestWatchTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchTableCustom: the same for a custom resource, whose columns come
+// from the CRD's additionalPrinterColumns.
+func TestWatchTableCustom(t *testing.T) {
+	ts := newTestServer(t)
+	createWidgetsCRD(t, ts)
+	for _, name := range []string{"a", "b"} {
+		if _, err := widgets(ts).Create(context.Background(), widget(name, map[string]any{"size": int64(1)}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := rawCall(t, ts, "GET", "/apis/example.com/v1/namespaces/default/widgets?watch=1&resourceVersion=0&timeoutSeconds=1",
+		map[string]string{"Accept": acceptTableJSON}, nil)
+	lines := bytes.Split(bytes.TrimSpace(res.body), []byte("\n"))
+	if res.code != http.StatusOK || len(lines) != 2 {
+		t.Fatalf("%d, %d events:\n%s", res.code, len(lines), res.body)
+	}
+	for i, line := range lines {
+		var ev struct{ Object metav1.Table }
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(ev.Object.ColumnDefinitions) > 0; got != (i == 0) || len(ev.Object.Rows) != 1 {
+			t.Errorf("event %d: %d column definitions, %d rows", i, len(ev.Object.ColumnDefinitions), len(ev.Object.Rows))
+		}
 	}
 }
