@@ -308,3 +308,35 @@ func TestProtobufWrites(t *testing.T) {
 		t.Errorf("delete answered %+v", st)
 	}
 }
+
+// FuzzNegotiate feeds arbitrary Accept headers to the negotiation: it
+// never panics, and it either picks a form and encoding or refuses with
+// kube-apiserver's 406; a protobuf answer is never picked for a kind
+// without protobuf unless transformed to PartialObjectMetadata, and never
+// for a Table.
+func FuzzNegotiate(f *testing.F) {
+	for _, seed := range []string{"", acceptProtobuf, acceptClientGo, acceptTableJSON, acceptMetadataAny,
+		"*/*;q=0.1,application/yaml", "application/vnd.kubernetes.protobuf;stream=watch", "application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+		"application/*;q=0", ";;,,=", "application/json;sv=v1;pretty=1", "text/html, application/xhtml+xml"} {
+		f.Add(seed, true, false)
+		f.Add(seed, false, true)
+	}
+	f.Fuzz(func(t *testing.T, accept string, protobuf, watch bool) {
+		r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
+		r.Header.Set("Accept", accept)
+		m, err := negotiate(r, protobuf, watch)
+		if err != nil {
+			if st := statusOf(err); st.Code != http.StatusNotAcceptable || !strings.HasPrefix(st.Message, "only the following media types are accepted: ") {
+				t.Fatalf("negotiate(%q): %v", accept, err)
+			}
+			return
+		}
+		if m.enc == encodingProtobuf && (m.form == outputTable || (!protobuf && m.form != outputPartial)) {
+			t.Fatalf("negotiate(%q, protobuf %v) = %+v", accept, protobuf, m)
+		}
+		if watch && m.enc == encodingYAML {
+			t.Fatalf("negotiate(%q) picked YAML for a watch", accept)
+		}
+		_ = plainEncoding(r)
+	})
+}
