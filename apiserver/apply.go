@@ -74,7 +74,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(applyWarnings, warnings.List()...))
-	writeObject(w, r, code, out.Object)
+	writeResult(w, c, code, out.Object)
 }
 
 // createByApply creates the object an apply names when it does not exist:

@@ -85,6 +85,6 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+	writeObject(w, r, http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusSuccess, Code: http.StatusCreated})
 }

@@ -28,11 +28,12 @@ func (s *Server) componentStatuses(kind *registry.Kind) *registry.ComponentStatu
 // serveComponentStatus answers get and list of componentstatuses with
 // the components' probed health, as kube-apiserver does.
 func (s *Server) serveComponentStatus(w http.ResponseWriter, r *http.Request, c *call) {
-	form, err := negotiateOutput(r)
+	m, err := negotiate(r, c.res.kind.HasProtobuf(), false)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	c.media = m
 	cs := s.componentStatuses(c.res.kind)
 	if c.info.Verb == "get" {
 		obj, err := cs.Get(r.Context(), c.info.Name)
@@ -40,7 +41,7 @@ func (s *Server) serveComponentStatus(w http.ResponseWriter, r *http.Request, c 
 			writeError(w, err)
 			return
 		}
-		s.writeOne(w, r, c, form, obj)
+		s.writeOne(w, r, c, obj)
 		return
 	}
 	in, _, err := parseListOptions(r.URL.Query(), false, c.res.kind)
@@ -53,5 +54,5 @@ func (s *Server) serveComponentStatus(w http.ResponseWriter, r *http.Request, c 
 		writeError(w, err)
 		return
 	}
-	s.writeList(w, r, c, form, list)
+	s.writeList(w, r, c, list)
 }

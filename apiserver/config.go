@@ -82,8 +82,10 @@ type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
 	// items keeps the JSON of list items, events that of watch events
-	// (shared by the resources of one store).
-	items, events *itemCache
+	// (shared by the resources of one store); protos the protobuf
+	// messages of objects and protoEvents the protobuf watch frames (nil
+	// for kinds without protobuf).
+	items, events, protos, protoEvents *itemCache
 	// terminating: the kind's CRD is being deleted; no new objects.
 	terminating bool
 }
@@ -229,8 +231,13 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
 	}
-	return &resource{kind: k, store: st, items: newItemCache(itemCacheBytes, k.CRD() != nil),
-		events: newItemCache(eventCacheBytes, true)}, nil
+	res := &resource{kind: k, store: st, items: newItemCache(itemCacheBytes, k.CRD() != nil),
+		events: newItemCache(eventCacheBytes, true)}
+	if k.HasProtobuf() {
+		res.protos = newProtobufCache(itemCacheBytes, k)
+		res.protoEvents = newItemCache(eventCacheBytes, true)
+	}
+	return res, nil
 }
 
 // itemCacheBytes and eventCacheBytes bound each resource's caches of

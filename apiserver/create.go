@@ -33,7 +33,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeObject(w, r, http.StatusCreated, out.Object)
+	writeResult(w, c, http.StatusCreated, out.Object)
 }
 
 // errCreateTerminating refuses creates of a kind whose CRD is being deleted.

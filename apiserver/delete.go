@@ -40,11 +40,11 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	if !deleted {
-		writeObject(w, r, http.StatusOK, out.Object)
+		writeResult(w, c, http.StatusOK, out.Object)
 		return
 	}
 	gr := c.res.kind.GroupResource()
-	writeJSON(w, http.StatusOK, &metav1.Status{
+	writeResult(w, c, http.StatusOK, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusSuccess,
 		Details:  &metav1.StatusDetails{Name: out.GetName(), Group: gr.Group, Kind: gr.Resource, UID: out.GetUID()},

@@ -42,5 +42,5 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 		}
 		out.Items = append(out.Items, *obj)
 	}
-	s.writeList(w, r, c, outputObject, out)
+	s.writeList(w, r, c, out)
 }

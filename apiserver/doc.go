@@ -5,7 +5,8 @@
 // defaulting, validation and strategies of the built-in kinds).
 //
 // Answers follow kube-apiserver: metav1.Status errors with its reasons and
-// codes, lists and watch events as it encodes them, Table output for
+// codes, lists and watch events as it encodes them (JSON, YAML or
+// Kubernetes protobuf, negotiated as it negotiates), Table output for
 // kubectl. Where kube-apiserver answers 5xx for a client's mistake (an
 // inconsistent $setElementOrder, a non-integer resourceVersion on a get),
 // strata answers 4xx.

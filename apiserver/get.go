@@ -9,16 +9,11 @@ import (
 // serveGet answers GET of one object (and of its status subresource, which
 // is the whole object as in kube-apiserver).
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, c *call) {
-	form, err := negotiateOutput(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	rv := r.URL.Query().Get("resourceVersion")
 	obj, err := c.res.store.Get(r.Context(), c.info.Namespace, c.info.Name, storage.GetOptions{ResourceVersion: rv})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	s.writeOne(w, r, c, form, obj)
+	s.writeOne(w, r, c, obj)
 }

@@ -7,9 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/stratadev/strata/internal/jsonenc"
+	"github.com/stratadev/strata/registry"
 )
 
-// itemCache keeps the JSON of list items by object and resourceVersion, so
+// itemCache keeps the JSON (or protobuf) of list items by object and resourceVersion, so
 // that the objects of a list are encoded once per revision rather than on
 // every list: most of a large list's time is encoding. An object's
 // resourceVersion names its content within a resource, so a hit is exact.
@@ -22,6 +23,9 @@ type itemCache struct {
 	// typeMeta: items keep kind and apiVersion, as kube-apiserver's lists
 	// of custom resources do (built-in lists drop them from their items).
 	typeMeta bool
+	// encode, when set, encodes an item instead of JSON: the protobuf
+	// messages of a built-in kind (newProtobufCache).
+	encode func(map[string]any) ([]byte, error)
 
 	mu       sync.Mutex
 	current  map[itemKey]cachedItem
@@ -43,6 +47,35 @@ type cachedItem struct {
 
 func newItemCache(maxBytes int, typeMeta bool) *itemCache {
 	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[itemKey]cachedItem{}}
+}
+
+// newProtobufCache keeps the protobuf messages of a built-in kind's
+// objects, for lists, gets and watch events in protobuf: converting an
+// object to its typed form is most of the cost, and is paid once per
+// revision.
+func newProtobufCache(maxBytes int, kind *registry.Kind) *itemCache {
+	return &itemCache{maxBytes: maxBytes, encode: kind.ProtobufMessage, current: map[itemKey]cachedItem{}}
+}
+
+// encodeItem encodes one item as the cache keeps items.
+func (c *itemCache) encodeItem(content map[string]any) ([]byte, error) {
+	if c.encode != nil {
+		return c.encode(content)
+	}
+	if !c.typeMeta {
+		content = withoutTypeMeta(content)
+	}
+	return jsonenc.Marshal(content)
+}
+
+// encodeObject returns one object's item encoding, cached like a list
+// item's. The bytes may be shared: never append to them.
+func (c *itemCache) encodeObject(content map[string]any) ([]byte, error) {
+	out, err := c.encodeItems([]unstructured.Unstructured{{Object: content}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
 // identity reads an object's namespace, name and resourceVersion straight
@@ -74,11 +107,7 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, er
 	}
 	c.mu.Unlock()
 	for _, i := range missing {
-		content := items[i].Object
-		if !c.typeMeta {
-			content = withoutTypeMeta(content)
-		}
-		data, err := jsonenc.Marshal(content)
+		data, err := c.encodeItem(items[i].Object)
 		if err != nil {
 			return nil, err
 		}
@@ -99,9 +128,14 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, er
 // encoding of each event instead of encoding it once each. The bytes are
 // shared: never append to them.
 func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructured) ([]byte, error) {
+	return c.cachedEvent(typ, obj, func() ([]byte, error) { return encodeJSON(watchEvent{Type: typ, Object: obj.Object}) })
+}
+
+// cachedEvent returns the encoding of a watch event of obj that encode
+// makes, kept as encodeEvent keeps the JSON (protobuf frames use it too).
+func (c *itemCache) cachedEvent(typ watch.EventType, obj *unstructured.Unstructured, encode func() ([]byte, error)) ([]byte, error) {
 	ns, name, rv := identity(obj.Object)
 	key := itemKey{event: typ, namespace: ns, name: name}
-	encode := func() ([]byte, error) { return encodeJSON(watchEvent{Type: typ, Object: obj.Object}) }
 	if rv == "" {
 		return encode()
 	}

@@ -7,11 +7,6 @@ import (
 // serveList answers GET of a collection, following the resourceVersion
 // table (the storage layer decides every case and its errors).
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, c *call) {
-	form, err := negotiateOutput(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	_, opts, err := parseListOptions(r.URL.Query(), false, c.res.kind)
 	if err != nil {
 		writeError(w, err)
@@ -22,5 +17,5 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	s.writeList(w, r, c, form, list)
+	s.writeList(w, r, c, list)
 }

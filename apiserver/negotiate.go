@@ -2,11 +2,14 @@ package apiserver
 
 import (
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 )
 
 // output is what form a read answers in.
@@ -18,76 +21,119 @@ const (
 	outputPartial               // meta.k8s.io/v1 PartialObjectMetadata(List)
 )
 
-// mediaRange is one entry of an Accept header.
-type mediaRange struct {
-	typ    string
-	params map[string]string
+// encoding is the media type a response is written in.
+type encoding int
+
+const (
+	encodingJSON encoding = iota
+	encodingYAML
+	encodingProtobuf
+)
+
+// media is the outcome of negotiating a response: its form and encoding.
+type media struct {
+	form output
+	enc  encoding
 }
 
-func parseAccept(header string) []mediaRange {
-	var out []mediaRange
-	for _, part := range strings.Split(header, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		typ, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			continue
-		}
-		out = append(out, mediaRange{typ: typ, params: params})
+// mediaTypes are the media types kube-apiserver answers in (CBOR only
+// behind a feature gate that is off), in its order of preference. Only
+// the names and whether a type streams matter to the negotiation.
+var mediaTypes = []runtime.SerializerInfo{
+	{MediaType: runtime.ContentTypeJSON, MediaTypeType: "application", MediaTypeSubType: "json",
+		EncodesAsText: true, StreamSerializer: &runtime.StreamSerializerInfo{}},
+	{MediaType: runtime.ContentTypeYAML, MediaTypeType: "application", MediaTypeSubType: "yaml", EncodesAsText: true},
+	{MediaType: runtime.ContentTypeProtobuf, MediaTypeType: "application", MediaTypeSubType: "vnd.kubernetes.protobuf",
+		StreamSerializer: &runtime.StreamSerializerInfo{}},
+}
+
+// endpoint is kube-apiserver's RequestScope as the negotiation sees it:
+// objects of kinds without protobuf (custom resources) are JSON or YAML
+// only, Tables JSON or YAML, PartialObjectMetadata any media type.
+type endpoint struct{ protobuf bool }
+
+func (e endpoint) AllowsMediaTypeTransform(_, subType string, target *schema.GroupVersionKind) bool {
+	if target == nil {
+		return e.protobuf || subType != "vnd.kubernetes.protobuf"
 	}
-	return out
-}
-
-// isJSONLike says whether a media type can be answered with JSON (or YAML).
-func isJSONLike(typ string) bool {
-	switch typ {
-	case "application/json", "*/*", "application/*", "application/yaml", "application/json;stream=watch":
+	if target.GroupVersion() != metav1.SchemeGroupVersion && target.GroupVersion() != metav1beta1.SchemeGroupVersion {
+		return false
+	}
+	switch target.Kind {
+	case "Table":
+		return subType == "json" || subType == "yaml"
+	case "PartialObjectMetadata", "PartialObjectMetadataList":
 		return true
 	}
 	return false
 }
 
-// negotiateOutput picks the first acceptable entry of the Accept header:
-// a Table or PartialObjectMetadata in meta.k8s.io v1 (or v1beta1), or the
-// objects as JSON. A client accepting only protobuf or CBOR gets 406.
-func negotiateOutput(r *http.Request) (output, error) {
-	accept := r.Header.Get("Accept")
-	if accept == "" {
-		return outputObject, nil
+func (endpoint) AllowsServerVersion(v string) bool { return v == metav1.SchemeGroupVersion.Version }
+func (endpoint) AllowsStreamSchema(s string) bool  { return s == "watch" }
+
+// negotiate picks the response's form and encoding from the Accept header
+// with kube-apiserver's negotiation (quality values, wildcards, as/g/v
+// parameters) for a kind with protobuf or without: the first acceptable
+// entry wins, else 406 with its words. A watch cannot be YAML, which has no
+// stream framing.
+func negotiate(r *http.Request, protobuf, watch bool) (media, error) {
+	opts, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), mediaTypes, endpoint{protobuf: protobuf})
+	if !ok {
+		return media{}, notAcceptable(false)
 	}
-	for _, m := range parseAccept(accept) {
-		if !isJSONLike(m.typ) {
-			continue
-		}
-		as := m.params["as"]
-		if as == "" {
-			return outputObject, nil
-		}
-		if m.params["g"] != "meta.k8s.io" || (m.params["v"] != "v1" && m.params["v"] != "v1beta1") {
-			continue
-		}
-		switch as {
+	m := media{enc: encodingOf(opts.Accepted.MediaType)}
+	if watch && m.enc == encodingYAML {
+		return media{}, notAcceptable(true)
+	}
+	if opts.Convert != nil {
+		switch opts.Convert.Kind {
 		case "Table":
-			return outputTable, nil
+			m.form = outputTable
 		case "PartialObjectMetadata", "PartialObjectMetadataList":
-			return outputPartial, nil
+			m.form = outputPartial
 		}
 	}
-	return outputObject, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		fmt.Sprintf("only the following media types are accepted: application/json, application/yaml, application/json;as=Table;g=meta.k8s.io;v=v1 (the request asked for %q)", accept))
+	return m, nil
 }
 
-// acceptsYAMLOnly says whether the client asked for YAML before JSON.
-func acceptsYAMLOnly(r *http.Request) bool {
-	for _, m := range parseAccept(r.Header.Get("Accept")) {
-		switch m.typ {
-		case "application/yaml":
-			return true
-		case "application/json", "*/*", "application/*":
-			return false
+func encodingOf(mediaType string) encoding {
+	switch mediaType {
+	case runtime.ContentTypeYAML:
+		return encodingYAML
+	case runtime.ContentTypeProtobuf:
+		return encodingProtobuf
+	}
+	return encodingJSON
+}
+
+// notAcceptable is kube-apiserver's 406, which lists the media types (of
+// watch streams for a watch).
+func notAcceptable(stream bool) error {
+	types := make([]string, 0, len(mediaTypes))
+	for _, t := range mediaTypes {
+		switch {
+		case !stream:
+			types = append(types, t.MediaType)
+		case t.StreamSerializer != nil:
+			types = append(types, t.MediaType+";stream=watch")
 		}
 	}
-	return false
+	return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		fmt.Sprintf("only the following media types are accepted: %s", strings.Join(types, ", ")))
+}
+
+// plainEncoding is how answers outside a kind's negotiation are written
+// (errors, the scale subresource): as kube-apiserver writes a Status, in
+// the first media type the Accept header takes without a transformation
+// (protobuf even for custom resources), else JSON.
+func plainEncoding(r *http.Request) encoding {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return encodingJSON
+	}
+	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, mediaTypes, negotiation.DefaultEndpointRestrictions)
+	if !ok {
+		return encodingJSON
+	}
+	return encodingOf(opts.Accepted.MediaType)
 }

@@ -85,7 +85,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeObject(w, r, http.StatusOK, out.Object)
+	writeResult(w, c, http.StatusOK, out.Object)
 }
 
 // patchTypes are the patch media types served, in kube-apiserver's order.

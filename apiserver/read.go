@@ -13,6 +13,7 @@ import (
 	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/registry"
@@ -62,9 +63,9 @@ func tableOptions(q url.Values) (*metav1.TableOptions, error) {
 	return opts, nil
 }
 
-// writeRead writes the result of a get in the negotiated form.
-func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, form output, obj *unstructured.Unstructured) {
-	switch form {
+// writeOne writes the result of a get in the negotiated form.
+func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, obj *unstructured.Unstructured) {
+	switch c.media.form {
 	case outputTable:
 		opts, err := tableOptions(r.URL.Query())
 		if err != nil {
@@ -77,11 +78,21 @@ func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, form 
 			return
 		}
 		table.ResourceVersion = obj.GetResourceVersion()
-		writeObject(w, r, http.StatusOK, table)
+		writeResult(w, c, http.StatusOK, table)
 	case outputPartial:
-		writeObject(w, r, http.StatusOK, partialOf(obj))
+		writeResult(w, c, http.StatusOK, partialOf(obj))
 	default:
-		writeObject(w, r, http.StatusOK, obj.Object)
+		if c.media.enc == encodingProtobuf {
+			// A stored object: its message may come from the item cache.
+			msg, err := c.res.protos.encodeObject(obj.Object)
+			if err != nil {
+				writeError(w, apierrors.NewInternalError(err))
+				return
+			}
+			writeBytes(w, http.StatusOK, runtime.ContentTypeProtobuf, protobufObject(c.res.kind.GVK, msg))
+			return
+		}
+		writeResult(w, c, http.StatusOK, obj.Object)
 	}
 }
 
@@ -100,10 +111,10 @@ type listBody struct {
 	Items      [][]byte // each item's JSON (itemCache)
 }
 
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form output, list *unstructured.UnstructuredList) {
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, list *unstructured.UnstructuredList) {
 	lm := metav1.ListMeta{ResourceVersion: list.GetResourceVersion(), Continue: list.GetContinue(),
 		RemainingItemCount: list.GetRemainingItemCount()}
-	switch form {
+	switch c.media.form {
 	case outputTable:
 		opts, err := tableOptions(r.URL.Query())
 		if err != nil {
@@ -120,15 +131,24 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form
 			return
 		}
 		table.ListMeta = lm
-		writeObject(w, r, http.StatusOK, table)
+		writeResult(w, c, http.StatusOK, table)
 	case outputPartial:
 		out := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, len(list.Items))}
 		out.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadataList"))
 		for i := range list.Items {
 			out.Items[i] = *partialOf(&list.Items[i])
 		}
-		writeObject(w, r, http.StatusOK, out)
-	default:
+		writeResult(w, c, http.StatusOK, out)
+	case outputObject:
+		if c.media.enc == encodingProtobuf {
+			items, err := c.res.protos.encodeItems(list.Items)
+			if err != nil {
+				writeError(w, apierrors.NewInternalError(err))
+				return
+			}
+			writeResult(w, c, http.StatusOK, &protobufList{gvk: c.res.kind.ListGVK(), meta: lm, items: items})
+			return
+		}
 		gvk := c.res.kind.ListGVK()
 		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm}
 		items, err := c.res.items.encodeItems(list.Items)
@@ -137,7 +157,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, form
 			return
 		}
 		body.Items = items
-		writeObject(w, r, http.StatusOK, &body)
+		writeResult(w, c, http.StatusOK, &body)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratadev/strata/internal/jsonenc"
@@ -32,7 +33,8 @@ func statusOf(err error) *metav1.Status {
 	return &st
 }
 
-// writeError writes err as a Status, with Retry-After when it asks for one.
+// writeError writes err as a Status, with Retry-After when it asks for
+// one, in the encoding the request's errors take (errorWriter).
 func writeError(w http.ResponseWriter, err error) {
 	st := statusOf(err)
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
@@ -42,7 +44,34 @@ func writeError(w http.ResponseWriter, err error) {
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	writeJSON(w, code, st)
+	enc := encodingJSON
+	if ew, ok := w.(*errorWriter); ok {
+		enc = ew.enc
+	}
+	writeEncoded(w, code, st, enc)
+}
+
+// errorWriter carries the encoding of a request's errors (plainEncoding)
+// to writeError, which every handler calls with the writer alone.
+type errorWriter struct {
+	http.ResponseWriter
+	enc encoding
+}
+
+func (w *errorWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *errorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withErrorEncoding wraps w when the request's errors are not JSON.
+func withErrorEncoding(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if enc := plainEncoding(r); enc != encodingJSON {
+		return &errorWriter{ResponseWriter: w, enc: enc}
+	}
+	return w
 }
 
 // encodeJSON encodes a response as encoding/json would, with the
@@ -72,7 +101,7 @@ func encodeJSON(v any) ([]byte, error) {
 // writeJSON writes v as JSON with the given status code.
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	if body, ok := v.(*listBody); ok {
-		writeListBody(w, code, body)
+		writeChunked(w, code, runtime.ContentTypeJSON, body)
 		return
 	}
 	data, err := encodeJSON(v)
@@ -91,23 +120,75 @@ func internalErrorBody(err error) []byte {
 	return data
 }
 
-// writeObject writes v in the media type the request accepts (JSON or YAML).
+// writeObject writes v in the media type the request accepts (plainEncoding):
+// protobuf only for a runtime.Object (such as a Scale), which must have its
+// kind and apiVersion set.
 func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
-	if acceptsYAMLOnly(r) {
-		data, err := encodeJSON(v)
-		if err == nil {
-			data, err = yaml.JSONToYAML(data)
-		}
+	enc := plainEncoding(r)
+	if _, ok := v.(runtime.Object); !ok && enc == encodingProtobuf {
+		enc = encodingJSON
+	}
+	writeEncoded(w, code, v, enc)
+}
+
+// writeResult writes the result of a resource request in the negotiated
+// encoding: an object of the kind as content, a list body, or a
+// runtime.Object such as a Status. The object of a write is encoded
+// afresh: a dry run answers an object that has the stored one's
+// resourceVersion but not its content, so it must not meet the item cache.
+func writeResult(w http.ResponseWriter, c *call, code int, v any) {
+	if content, ok := v.(map[string]any); ok && c.media.enc == encodingProtobuf {
+		msg, err := c.res.kind.ProtobufMessage(content)
 		if err != nil {
 			writeError(w, apierrors.NewInternalError(err))
 			return
 		}
-		w.Header().Set("Content-Type", "application/yaml")
-		w.WriteHeader(code)
-		_, _ = w.Write(data)
+		writeBytes(w, code, runtime.ContentTypeProtobuf, protobufObject(c.res.kind.GVK, msg))
 		return
 	}
-	writeJSON(w, code, v)
+	writeEncoded(w, code, v, c.media.enc)
+}
+
+// writeEncoded writes v as JSON, YAML or protobuf (which v must have: a
+// runtime.Object with its protobuf encoding, or a protobufList).
+func writeEncoded(w http.ResponseWriter, code int, v any, enc encoding) {
+	switch enc {
+	case encodingJSON:
+		writeJSON(w, code, v)
+		return
+	case encodingProtobuf:
+		if body, ok := v.(*protobufList); ok {
+			writeChunked(w, code, runtime.ContentTypeProtobuf, body)
+			return
+		}
+		obj, ok := v.(runtime.Object)
+		if !ok {
+			writeJSON(w, http.StatusInternalServerError, statusOf(fmt.Errorf("no protobuf encoding of %T", v)))
+			return
+		}
+		data, err := encodeProtobuf(obj)
+		if err != nil {
+			writeJSON(w, http.StatusInternalServerError, statusOf(err))
+			return
+		}
+		writeBytes(w, code, runtime.ContentTypeProtobuf, data)
+		return
+	}
+	data, err := encodeJSON(v)
+	if err == nil {
+		data, err = yaml.JSONToYAML(data)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, statusOf(apierrors.NewInternalError(err)))
+		return
+	}
+	writeBytes(w, code, runtime.ContentTypeYAML, data)
+}
+
+func writeBytes(w http.ResponseWriter, code int, contentType string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
 }
 
 // addWarnings writes Warning headers as kube-apiserver does: code 299,
@@ -133,17 +214,22 @@ const listChunkBytes = 64 << 10
 // not allocate its size again on every request.
 var listChunks = sync.Pool{New: func() any { b := make([]byte, 0, listChunkBytes); return &b }}
 
-// writeListBody writes a list's JSON (and a newline) in chunks. The
-// status line goes with the first chunk, so a list that cannot be encoded
-// is still answered with a 500 Status.
-func writeListBody(w http.ResponseWriter, code int, body *listBody) {
+// chunked is a list body that writes itself in pieces (writeTo).
+type chunked interface {
+	writeTo(write func([]byte) error, buf []byte) error
+}
+
+// writeChunked writes a list body in chunks. The status line goes with
+// the first chunk, so a list that cannot be encoded is still answered
+// with a 500 Status.
+func writeChunked(w http.ResponseWriter, code int, contentType string, body chunked) {
 	buf := listChunks.Get().(*[]byte)
 	defer listChunks.Put(buf)
 	started := false
 	err := body.writeTo(func(p []byte) error {
 		if !started {
 			started = true
-			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Type", contentType)
 			w.WriteHeader(code)
 		}
 		_, err := w.Write(p)

@@ -32,6 +32,8 @@ func requestInfoOf(r *http.Request) (*genericapirequest.RequestInfo, error) {
 type call struct {
 	info *genericapirequest.RequestInfo
 	res  *resource
+	// media is the response's negotiated form and encoding.
+	media media
 }
 
 // Handler returns the API's HTTP handler (without authentication).
@@ -52,6 +54,7 @@ func (s *Server) Handler() http.Handler {
 
 // serveAPI answers discovery and resource requests.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	w = withErrorEncoding(w, r)
 	info, err := requestInfoOf(r)
 	if err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
@@ -99,6 +102,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) {
+	m, err := negotiate(r, c.res.kind.HasProtobuf(), c.info.Verb == "watch")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	c.media = m
 	switch c.info.Verb {
 	case "get":
 		s.serveGet(w, r, c)

@@ -44,7 +44,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeObject(w, r, http.StatusOK, out.Object)
+	writeResult(w, c, http.StatusOK, out.Object)
 }
 
 // newObjectFunc computes the object an update or patch proposes, from the

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -18,15 +19,11 @@ type watchEvent struct {
 }
 
 // serveWatch streams changes as kube-apiserver does: one JSON WatchEvent per
-// line, flushed as it happens, until timeoutSeconds (or a random time
-// between the minimum watch timeout and twice it) or the client leaves. A
-// start the store cannot serve (410) is an ERROR event, then the end.
+// line (or one length-prefixed protobuf WatchEvent), flushed as it happens,
+// until timeoutSeconds (or a random time between the minimum watch timeout
+// and twice it) or the client leaves. A start the store cannot serve (410)
+// is an ERROR event, then the end.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
-	form, err := negotiateOutput(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	in, opts, err := parseListOptions(r.URL.Query(), true, c.res.kind)
 	if err != nil {
 		writeError(w, err)
@@ -51,14 +48,18 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	defer watcher.Stop()
 	var tableOpts *metav1.TableOptions
-	if form == outputTable {
+	if c.media.form == outputTable {
 		if tableOpts, err = tableOptions(r.URL.Query()); err != nil {
 			writeError(w, err)
 			return
 		}
 	}
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/json")
+	contentType, separator := runtime.ContentTypeJSON, newline
+	if c.media.enc == encodingProtobuf {
+		contentType, separator = runtime.ContentTypeProtobuf+";stream=watch", nil
+	}
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	if flusher != nil {
@@ -75,20 +76,25 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 			if !ok {
 				return
 			}
-			data, err := s.encodeEvent(r, c, form, tableOpts, ev)
+			data, err := s.encodeEvent(r, c, tableOpts, ev)
 			if err != nil {
-				data, _ = encodeJSON(errorEvent(err))
+				data, _ = s.encodeEvent(r, c, nil, watch.Event{Type: watch.Error, Object: statusOf(err)})
+			}
+			// kube-apiserver prints a Table's column definitions in the
+			// first event only.
+			if tableOpts != nil && !tableOpts.NoHeaders {
+				tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
 			}
 			// data may be shared with other watchers (the event cache):
 			// the newline goes separately, never appended to it.
 			if _, err := w.Write(data); err != nil {
 				return
 			}
-			if _, err := w.Write(newline); err != nil {
+			if _, err := w.Write(separator); err != nil {
 				return
 			}
 			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.WatchEventSent(gvr, len(data)+len(newline))
+				s.cfg.Metrics.WatchEventSent(gvr, len(data)+len(separator))
 			}
 			if flusher != nil {
 				flusher.Flush()
@@ -97,17 +103,57 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 }
 
-// encodeEvent encodes one event in the negotiated form; objects as they
-// are come from the resource's cache of encoded events.
-func (s *Server) encodeEvent(r *http.Request, c *call, form output, tableOpts *metav1.TableOptions, ev watch.Event) ([]byte, error) {
-	if obj, ok := ev.Object.(*unstructured.Unstructured); ok && form == outputObject && ev.Type != watch.Bookmark {
+// encodeEvent encodes one event in the negotiated form and encoding;
+// objects as they are come from the resource's caches of encoded events
+// (JSON) or objects (protobuf).
+func (s *Server) encodeEvent(r *http.Request, c *call, tableOpts *metav1.TableOptions, ev watch.Event) ([]byte, error) {
+	obj, isObject := ev.Object.(*unstructured.Unstructured)
+	if c.media.enc == encodingProtobuf {
+		return s.encodeProtobufEvent(r, c, tableOpts, ev)
+	}
+	if isObject && c.media.form == outputObject && ev.Type != watch.Bookmark {
 		return c.res.events.encodeEvent(ev.Type, obj)
 	}
-	return encodeJSON(s.eventBody(r, c, form, tableOpts, ev))
+	return encodeJSON(s.eventBody(r, c, tableOpts, ev))
+}
+
+// encodeProtobufEvent is encodeEvent in protobuf: a length-prefixed
+// WatchEvent whose object is in its envelope.
+func (s *Server) encodeProtobufEvent(r *http.Request, c *call, tableOpts *metav1.TableOptions, ev watch.Event) ([]byte, error) {
+	var object []byte
+	obj, isObject := ev.Object.(*unstructured.Unstructured)
+	switch {
+	case isObject && c.media.form == outputObject && ev.Type != watch.Bookmark:
+		// One frame per event, shared by the resource's watchers.
+		return c.res.protoEvents.cachedEvent(ev.Type, obj, func() ([]byte, error) {
+			msg, err := c.res.protos.encodeObject(obj.Object)
+			if err != nil {
+				return nil, err
+			}
+			return protobufWatchFrame(string(ev.Type), protobufObject(c.res.kind.GVK, msg))
+		})
+	case isObject && ev.Type == watch.Bookmark:
+		msg, err := c.res.kind.ProtobufMessage(obj.Object) // not worth a cache entry
+		if err != nil {
+			return nil, err
+		}
+		object = protobufObject(c.res.kind.GVK, msg)
+	default:
+		body := s.eventBody(r, c, tableOpts, ev)
+		ro, ok := body.Object.(runtime.Object)
+		if !ok {
+			return nil, fmt.Errorf("no protobuf encoding of %T", body.Object)
+		}
+		var err error
+		if object, err = encodeProtobuf(ro); err != nil {
+			return nil, err
+		}
+	}
+	return protobufWatchFrame(string(ev.Type), object)
 }
 
 // eventBody renders one event's object in the negotiated form.
-func (s *Server) eventBody(r *http.Request, c *call, form output, tableOpts *metav1.TableOptions, ev watch.Event) watchEvent {
+func (s *Server) eventBody(r *http.Request, c *call, tableOpts *metav1.TableOptions, ev watch.Event) watchEvent {
 	switch obj := ev.Object.(type) {
 	case *metav1.Status:
 		st := *obj
@@ -117,7 +163,7 @@ func (s *Server) eventBody(r *http.Request, c *call, form output, tableOpts *met
 		if ev.Type == watch.Bookmark {
 			return watchEvent{Type: ev.Type, Object: obj.Object}
 		}
-		switch form {
+		switch c.media.form {
 		case outputTable:
 			table, err := c.res.kind.Table(r.Context(), []*unstructured.Unstructured{obj}, false, tableOpts)
 			if err != nil {

@@ -54,7 +54,8 @@ type Config struct {
 	DecodeLists bool
 	// Only, when set, names the strata operations to run (get, list,
 	// list-rv0, create, patch, watch), each with its etcd counterpart;
-	// patch runs the server-side apply cells too.
+	// patch runs the server-side apply cells too; get-protobuf and
+	// list-protobuf run beside strata's JSON get-json and list-json.
 	Only []string
 	// Timeout bounds the run (setup and cells); stopping the server and
 	// etcd afterwards takes at most a minute more.
@@ -131,8 +132,8 @@ func (c Config) validate() error {
 		}
 	}
 	for _, name := range c.Only {
-		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch}, name) {
-			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch", name))
+		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf}, name) {
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf", name))
 		}
 	}
 	return errors.Join(errs...)

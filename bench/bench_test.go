@@ -36,6 +36,7 @@ func TestRunTiny(t *testing.T) {
 	var want []string
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get"}, {"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
+		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
 	} {
 		for _, c := range cfg.Concurrency {
@@ -55,9 +56,10 @@ func TestRunTiny(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
-	// create, create-floor, get, list, list-rv0, patch, apply and apply-2
-	// at each concurrency, then watch p99 and p50.
-	if n := 8*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// create, create-floor, get, list, list-rv0, patch, apply, apply-2,
+	// get-protobuf and list-protobuf at each concurrency, then watch p99
+	// and p50.
+	if n := 10*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -70,7 +72,8 @@ func TestRunTiny(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)"} {
+	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
+		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -41,6 +42,9 @@ type env struct {
 	// watch cells' writes: as with a writer in another process, its
 	// requests do not share a connection with the watches.
 	writer kubernetes.Interface
+	// protobuf and json are clientsets configured for one content type
+	// each (protobuf.go).
+	protobuf, json kubernetes.Interface
 
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
@@ -111,6 +115,12 @@ func (e *env) startServer(ctx context.Context) error {
 	cfg.UserAgent = "strata-bench"
 	if e.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("bench: client-go clientset: %w", err)
+	}
+	if e.protobuf, err = clientsetFor(cfg, runtime.ContentTypeProtobuf); err != nil {
+		return err
+	}
+	if e.json, err = clientsetFor(cfg, runtime.ContentTypeJSON); err != nil {
+		return err
 	}
 	// client-go shares a transport between configs unless they have a
 	// Dial function (which it cannot compare).

@@ -50,13 +50,16 @@ const (
 const listTimeout = 10 * time.Second
 
 // pairs are the compared operations, in the order they run. Creates and
-// patches come after the lists, so that the listed namespace holds exactly
-// Config.Objects ConfigMaps while it is listed.
+// patches come after the lists and the protobuf cells (which list too), so
+// that the listed namespace holds exactly Config.Objects ConfigMaps while
+// it is listed.
 func (r *runner) pairs() []pair {
-	return []pair{
+	lists := []pair{
 		{strata: op{side: sideStrata, name: opGet, run: r.strataGet}, etcd: op{side: sideEtcd, name: opGet, run: r.rawGet}},
 		{strata: op{side: sideStrata, name: opList, run: r.strataList("")}, etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
 		{strata: op{side: sideStrata, name: opListRV0, run: r.strataList("0")}, etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
+	}
+	writes := []pair{
 		{strata: op{side: sideStrata, name: opCreate, run: r.strataCreate}, etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
 			floor: &op{side: sideFloor, name: opCreateFloor, prepare: r.prepareFloor, run: r.floorCreate}},
 		{strata: op{side: sideStrata, name: opPatch, prepare: r.preparePatch, run: r.strataPatch},
@@ -64,6 +67,7 @@ func (r *runner) pairs() []pair {
 			more: []op{{side: sideStrata, name: opApply, prepare: r.prepareApply, run: r.strataApply(1)},
 				{side: sideStrata, name: opApply2, run: r.strataApply(2)}}},
 	}
+	return slices.Concat(lists, r.protobufPairs(), writes)
 }
 
 func listName(i int) string         { return fmt.Sprintf("list-%05d", i) }

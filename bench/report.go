@@ -66,9 +66,10 @@ type Ratio struct {
 
 // ratioSpec says which cells a ratio compares and the target.
 type ratioSpec struct {
-	// side is the numerator's side: strata unless set.
-	side         string
-	strata, etcd string
+	// side is the numerator's side: strata unless set; otherSide the
+	// denominator's: etcd unless set.
+	side, otherSide string
+	strata, etcd    string
 	// atLeast is the target throughput ratio (0: none) at the
 	// concurrencies listed in at (nil: all).
 	atLeast float64
@@ -84,6 +85,8 @@ var ratioSpecs = []ratioSpec{
 	{strata: opPatch, etcd: opReadCAS, atLeast: 0.50, at: []int{16}},
 	{strata: opApply, etcd: opReadCAS, atLeast: 0.40, at: []int{16}},
 	{strata: opApply2, etcd: opReadCAS},
+	{otherSide: sideStrata, strata: opGetProtobuf, etcd: opGetJSON},
+	{otherSide: sideStrata, strata: opListProtobuf, etcd: opListJSON, atLeast: 1.5},
 }
 
 // watchP99Target is the bound on strata's watch p99 ÷ etcd's.
@@ -105,8 +108,12 @@ func (r *Report) finish(elapsed time.Duration) {
 			if side == "" {
 				side = sideStrata
 			}
+			otherSide := s.otherSide
+			if otherSide == "" {
+				otherSide = sideEtcd
+			}
 			st, ok1 := r.Row(side, s.strata, c)
-			et, ok2 := r.Row(sideEtcd, s.etcd, c)
+			et, ok2 := r.Row(otherSide, s.etcd, c)
 			if !ok1 || !ok2 || et.PerSec == 0 {
 				continue
 			}

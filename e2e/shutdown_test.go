@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -220,7 +221,7 @@ func TestShutdownDuringWatchesAndWrites(t *testing.T) {
 	cleanBodies := 0
 	for _, s := range streams {
 		s.mu.Lock()
-		if s.err != io.EOF || (s.n > 0 && s.last != '\n') {
+		if s.err != io.EOF || !s.wholeEvents() {
 			t.Errorf("watch %s over %s: body ended with %v after %d bytes (last byte %q), want io.EOF after a whole event",
 				s.url, s.proto, s.err, s.n, s.last)
 		} else {
@@ -322,15 +323,48 @@ type httpAnswer struct {
 }
 
 // bodyEnd is how a response body ended: the bytes read, the last of them,
-// and the first error Read returned (io.EOF for a clean end).
+// and the first error Read returned (io.EOF for a clean end). A protobuf
+// watch stream (client-go's typed clients ask for one) is followed frame
+// by frame: a 4-byte big-endian length, then that many bytes.
 type bodyEnd struct {
 	url, proto string
 	body       io.ReadCloser
+	protobuf   bool
 
 	mu   sync.Mutex
 	n    int64
 	last byte
 	err  error
+	// header holds the bytes of a frame's length read so far; remain is
+	// what is left of the frame after its length.
+	header []byte
+	remain uint32
+}
+
+// wholeEvents says whether the body ended after a whole event.
+func (b *bodyEnd) wholeEvents() bool {
+	if b.protobuf {
+		return len(b.header) == 0 && b.remain == 0
+	}
+	return b.n == 0 || b.last == '\n'
+}
+
+// follow advances the frame state over p.
+func (b *bodyEnd) follow(p []byte) {
+	for len(p) > 0 {
+		if b.remain > 0 {
+			k := min(uint32(len(p)), b.remain)
+			b.remain -= k
+			p = p[k:]
+			continue
+		}
+		b.header = append(b.header, p[0])
+		p = p[1:]
+		if len(b.header) == 4 {
+			b.remain = binary.BigEndian.Uint32(b.header)
+			b.header = b.header[:0]
+		}
+	}
 }
 
 func (b *bodyEnd) Read(p []byte) (int, error) {
@@ -340,6 +374,9 @@ func (b *bodyEnd) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.n += int64(n)
 		b.last = p[n-1]
+		if b.protobuf {
+			b.follow(p[:n])
+		}
 	}
 	if err != nil && b.err == nil {
 		b.err = err
@@ -359,7 +396,8 @@ func (r *httpRecorder) wrap(rt http.RoundTripper) http.RoundTripper {
 		defer r.mu.Unlock()
 		r.answers = append(r.answers, httpAnswer{method: req.Method, url: req.URL.String(), proto: resp.Proto, code: resp.StatusCode})
 		if req.URL.Query().Get("watch") == "true" && resp.StatusCode == http.StatusOK {
-			b := &bodyEnd{url: req.URL.String(), proto: resp.Proto, body: resp.Body}
+			b := &bodyEnd{url: req.URL.String(), proto: resp.Proto, body: resp.Body,
+				protobuf: strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.kubernetes.protobuf")}
 			resp.Body = b
 			r.watches = append(r.watches, b)
 		}

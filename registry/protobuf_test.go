@@ -107,3 +107,40 @@ func FuzzDecodeProtobuf(f *testing.F) {
 		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
 	})
 }
+
+// TestProtobufMessageEveryKind: every built-in kind has a protobuf
+// message, and ProtobufMessage gives the bytes the upstream serializer
+// wraps in its envelope (for the Deployment with defaults, and for each
+// kind an object with metadata only).
+func TestProtobufMessageEveryKind(t *testing.T) {
+	for _, k := range Builtin() {
+		if !k.HasProtobuf() {
+			t.Errorf("%s: no protobuf", k.Resource)
+			continue
+		}
+		content := map[string]any{"apiVersion": k.GVK.GroupVersion().String(), "kind": k.GVK.Kind,
+			"metadata": map[string]any{"name": "x", "namespace": "ns", "resourceVersion": "7", "labels": map[string]any{"a": "b"}}}
+		if k.Resource == "deployments" {
+			if err := json.Unmarshal([]byte(deploymentBody), &content); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msg, err := k.ProtobufMessage(content)
+		if err != nil {
+			t.Errorf("%s: %v", k.Resource, err)
+			continue
+		}
+		typed, err := toTyped(&unstructured.Unstructured{Object: content}, k.GVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed.GetObjectKind().SetGroupVersionKind(k.GVK)
+		var unk runtime.Unknown
+		if err := unk.Unmarshal(bytes.TrimPrefix(protobufOf(t, typed), []byte("k8s\x00"))); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(unk.Raw, msg) || unk.Kind != k.GVK.Kind || unk.APIVersion != k.GVK.GroupVersion().String() {
+			t.Errorf("%s: message\n% x\nwant\n% x (envelope %s %s)", k.Resource, msg, unk.Raw, unk.APIVersion, unk.Kind)
+		}
+	}
+}

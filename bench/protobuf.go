@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// The protobuf cells: a typed client-go get and list (decoded into
+// corev1 objects) of the listed ConfigMaps, once through a clientset
+// configured for protobuf as controllers configure theirs and once through
+// one configured for JSON, alternating in the same rounds. (client-go
+// v0.37's typed clients ask for protobuf, with JSON as a fallback, when
+// their config names no content type: the other cells' clientset does.)
+// They compare strata with itself, so the pair's second side is strata's
+// JSON cell and its ratio is protobuf ÷ JSON.
+
+// Operation names of the protobuf cells.
+const (
+	opGetProtobuf  = "get-protobuf"
+	opGetJSON      = "get-json"
+	opListProtobuf = "list-protobuf"
+	opListJSON     = "list-json"
+)
+
+// protobufPairs are the protobuf cells, each beside its JSON cell.
+func (r *runner) protobufPairs() []pair {
+	return []pair{
+		{strata: op{side: sideStrata, name: opGetProtobuf, run: r.typedGet(r.env.protobuf)},
+			etcd: op{side: sideStrata, name: opGetJSON, run: r.typedGet(r.env.json)}},
+		{strata: op{side: sideStrata, name: opListProtobuf, run: r.typedList(r.env.protobuf)},
+			etcd: op{side: sideStrata, name: opListJSON, run: r.typedList(r.env.json)}},
+	}
+}
+
+// clientsetFor is cfg's clientset with the given content type; a
+// protobuf one accepts JSON too (for kinds without protobuf).
+func clientsetFor(cfg *rest.Config, contentType string) (kubernetes.Interface, error) {
+	c := rest.CopyConfig(cfg)
+	c.ContentType = contentType
+	if contentType == runtime.ContentTypeProtobuf {
+		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	}
+	cs, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("bench: client-go clientset for %s: %w", contentType, err)
+	}
+	return cs, nil
+}
+
+func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		_, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
+		return err
+	}
+}
+
+// typedList lists the namespace from the watch cache (resourceVersion
+// "0", as informers start) and decodes every item.
+func (r *runner) typedList(cs kubernetes.Interface) func(context.Context, call) error {
+	return func(ctx context.Context, _ call) error {
+		l, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err == nil && len(l.Items) != r.cfg.Objects {
+			err = fmt.Errorf("list has %d items, want %d", len(l.Items), r.cfg.Objects)
+		}
+		return err
+	}
+}
