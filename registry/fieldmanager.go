@@ -72,8 +72,8 @@ func (k *Kind) FieldManager(subresource string) (*fieldmanager.Manager, error) {
 
 func (k *Kind) fieldManagerConfig(subresource string) (fieldmanager.Config, error) {
 	var strategy any = k.strategy
-	if subresource == "status" && k.status != nil {
-		strategy = k.status
+	if s := k.updateStrategy(subresource); s != nil {
+		strategy = s
 	}
 	c := fieldmanager.Config{Kind: k.GVK, Subresource: subresource, ResetFields: resetFields(strategy)}
 	if k.custom == nil {

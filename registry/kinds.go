@@ -38,6 +38,8 @@ type Kind struct {
 	attrs attrsFunc
 	// binding: the kind is Pod, with its binding subresource (binding.go).
 	binding bool
+	// more are the kind's other subresources (subresources.go).
+	more []subresource
 	// storedAs is set for kinds stored in another version (versions.go).
 	storedAs *storedAs
 	// status is the strategy of the status subresource; nil when the kind
