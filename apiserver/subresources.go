@@ -51,9 +51,3 @@ func methodNotAllowed() error {
 	return statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 		"the server does not allow this method on the requested resource")
 }
-
-// serveKubelet answers the subresources kube-apiserver serves through a
-// kubelet (kubelet.go).
-func (s *Server) serveKubelet(w http.ResponseWriter, r *http.Request, c *call) {
-	writeError(w, statusError(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "not yet"))
-}
