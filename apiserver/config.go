@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,7 +185,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 // "" for none) now, built-in or custom.
 func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource string) bool {
 	r, ok := s.current().lookup(gvr)
-	return ok && (subresource == "" || slices.Contains(r.kind.Subresources(), subresource))
+	return ok && (subresource == "" || r.kind.HasSubresource(subresource))
 }
 
 // EndWatches ends every watch being served, cleanly (the stream ends; the

@@ -162,3 +162,13 @@ func (k *Kind) DiscoverySubresources() []metav1.APIResource {
 	}
 	return out
 }
+
+// HasSubresource says whether the kind serves the subresource name.
+func (k *Kind) HasSubresource(name string) bool {
+	for _, r := range k.DiscoverySubresources() {
+		if r.Name == k.Resource+"/"+name {
+			return true
+		}
+	}
+	return false
+}
