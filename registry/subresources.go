@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"k8s.io/kubernetes/pkg/registry/certificates/certificates"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
@@ -27,6 +28,10 @@ type subresource struct {
 	// storage installs a copy of the store with another UpdateStrategy),
 	// and its get is a get of the object.
 	update rest.RESTUpdateStrategy
+	// unreportedResets: kube-apiserver's REST of the subresource does not
+	// report its strategy's reset fields to the installer, so server-side
+	// apply leaves no field unowned (pods/ephemeralcontainers, pods/resize).
+	unreportedResets bool
 	// kubelet: the subresource is served by kube-apiserver through the
 	// node's kubelet (a connecter: logs, exec, proxies), which strata has not.
 	kubelet bool
@@ -57,13 +62,13 @@ func kubeletSub(name, kind string, verbs []string) subresource {
 var (
 	podSubresources = []subresource{
 		kubeletSub("attach", "PodAttachOptions", connectVerbs),
-		updateSub("ephemeralcontainers", pod.EphemeralContainersStrategy, getPatchUpdate),
+		{name: "ephemeralcontainers", update: pod.EphemeralContainersStrategy, verbs: getPatchUpdate, unreportedResets: true},
 		{name: "eviction", gvk: policy.WithKind("Eviction"), verbs: []string{"create"}},
 		kubeletSub("exec", "PodExecOptions", connectVerbs),
 		{name: "log", verbs: []string{"get"}, kubelet: true},
 		kubeletSub("portforward", "PodPortForwardOptions", connectVerbs),
 		kubeletSub("proxy", "PodProxyOptions", proxyVerbs),
-		updateSub("resize", pod.ResizeStrategy, getPatchUpdate),
+		{name: "resize", update: pod.ResizeStrategy, verbs: getPatchUpdate, unreportedResets: true},
 	}
 	namespaceSubresources = []subresource{updateSub("finalize", namespace.FinalizeStrategy, []string{"update"})}
 	nodeSubresources      = []subresource{kubeletSub("proxy", "NodeProxyOptions", proxyVerbs)}
@@ -96,6 +101,19 @@ func (k *Kind) updateStrategy(subresource string) rest.RESTUpdateStrategy {
 		return s.update
 	}
 	return nil
+}
+
+// resetFieldsOf are the fields a write of subresource ("" for the object)
+// leaves unowned, as kube-apiserver's installer reads them from the
+// subresource's REST: its strategy's (scale's: the object's).
+func (k *Kind) resetFieldsOf(subresource string) map[fieldpath.APIVersion]fieldpath.Filter {
+	if s, ok := k.subresource(subresource); ok && s.unreportedResets {
+		return nil
+	}
+	if s := k.updateStrategy(subresource); s != nil {
+		return resetFields(s)
+	}
+	return resetFields(k.strategy)
 }
 
 // UpdateSubresourceAllows says whether name is a subresource whose get,
