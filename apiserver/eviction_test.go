@@ -74,7 +74,8 @@ func eviction(name string, dryRun ...string) *policyv1.Eviction {
 // answers: a pending pod goes without its budget, a running one takes a
 // disruption from its budget (recorded in the budget's status), a budget
 // that allows none is 429 with a DisruptionBudget cause, a dry run changes
-// nothing, a missing pod is 404.
+// nothing, a missing pod is 404, and a pod its finalizer holds stays
+// marked for deletion with the DisruptionTarget condition.
 func TestEviction(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
@@ -130,6 +131,35 @@ func TestEviction(t *testing.T) {
 		})
 	}
 
+	// A pod its finalizer holds stays, marked for deletion and as a
+	// disruption target.
+	f.pod("held", "none", corev1.PodRunning)
+	held, err := pods.Get(ctx, "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held.Finalizers = []string{"example.com/hold"}
+	if _, err := pods.Update(ctx, held, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := evictions.Evict(ctx, eviction("held")); err != nil {
+		t.Fatalf("Evict held: %v", err)
+	}
+	held, err = pods.Get(ctx, "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target *corev1.PodCondition
+	for i := range held.Status.Conditions {
+		if held.Status.Conditions[i].Type == corev1.DisruptionTarget {
+			target = &held.Status.Conditions[i]
+		}
+	}
+	if held.DeletionTimestamp == nil || target == nil || target.Status != corev1.ConditionTrue ||
+		target.Reason != "EvictionByEvictionAPI" || target.Message != "Eviction API: evicting" {
+		t.Errorf("held pod after eviction: deletionTimestamp %v, DisruptionTarget %+v", held.DeletionTimestamp, target)
+	}
+
 	pdb, err := ts.client.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +177,7 @@ func TestEviction(t *testing.T) {
 // TestEvictionRequests checks the answers to eviction requests themselves
 // over HTTP: the 201 Status body, a budget whose status is not observed
 // yet (429 with Retry-After 10, which client-go would retry ten times), a
-// body naming another pod, a pod with
+// body naming another pod, a failed uid precondition, a pod with
 // two budgets (kube-apiserver's 201 carrying a Failure Status with code
 // 500), non-matching dry-run options, and verbs pods/eviction does not serve.
 func TestEvictionRequests(t *testing.T) {
@@ -181,6 +211,9 @@ func TestEvictionRequests(t *testing.T) {
 		{name: "v1beta1 body, dry run", method: "POST", path: "/api/v1/namespaces/default/pods/b/eviction?dryRun=All", code: 201,
 			body: []byte(`{"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"b"}}`),
 			want: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`},
+		{name: "uid precondition", method: "POST", path: "/api/v1/namespaces/default/pods/b/eviction", code: 409,
+			body: []byte(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"b"},"deleteOptions":{"preconditions":{"uid":"other"}}}`),
+			want: `"message":"Operation cannot be fulfilled on Pod \"b\": the UID in the precondition (other) does not match the UID in record (`},
 		{name: "GET is not served", method: "GET", path: "/api/v1/namespaces/default/pods/b/eviction", code: 405},
 	}
 	for _, tc := range tests {
