@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"slices"
 	"strings"
@@ -178,6 +179,45 @@ func TestNamespaceFinalize(t *testing.T) {
 		res := rawCall(t, ts, method, "/api/v1/namespaces/fin/finalize", map[string]string{"Content-Type": "application/merge-patch+json"}, []byte(`{}`))
 		if res.code != 405 {
 			t.Errorf("%s finalize: %d %s, want 405", method, res.code, res.body)
+		}
+	}
+}
+
+// TestSubresourcesOpenAPI: the OpenAPI v3 documents describe the
+// subresources written through a strategy of their own with kube-apiserver's
+// operations (namespaces/finalize: PUT only).
+func TestSubresourcesOpenAPI(t *testing.T) {
+	ts := newTestServer(t)
+	docs := map[string]struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}{}
+	for _, doc := range []string{"api/v1", "apis/certificates.k8s.io/v1"} {
+		res := rawCall(t, ts, "GET", "/openapi/v3/"+doc, nil, nil)
+		var d = docs[doc]
+		if err := json.Unmarshal(res.body, &d); res.code != 200 || err != nil {
+			t.Fatalf("GET /openapi/v3/%s: %d %v", doc, res.code, err)
+		}
+		docs[doc] = d
+	}
+	tests := []struct{ doc, path, method, id string }{
+		{"api/v1", "/api/v1/namespaces/{name}/finalize", "put", "replaceCoreV1NamespaceFinalize"},
+		{"api/v1", "/api/v1/namespaces/{name}/finalize", "get", ""},
+		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers", "patch", "patchCoreV1NamespacedPodEphemeralcontainers"},
+		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/resize", "put", "replaceCoreV1NamespacedPodResize"},
+		{"apis/certificates.k8s.io/v1", "/apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval", "put",
+			"replaceCertificatesV1CertificateSigningRequestApproval"},
+	}
+	for _, tc := range tests {
+		var op struct {
+			OperationID string `json:"operationId"`
+		}
+		if raw, ok := docs[tc.doc].Paths[tc.path][tc.method]; ok {
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if op.OperationID != tc.id {
+			t.Errorf("%s %s: operationId %q, want %q", tc.method, tc.path, op.OperationID, tc.id)
 		}
 	}
 }
