@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	endpointsdiscovery "k8s.io/apiserver/pkg/endpoints/discovery"
 	"k8s.io/client-go/discovery"
 )
 
@@ -246,4 +247,36 @@ func subresourceRows(t *testing.T, lists []*metav1.APIResourceList) []string {
 		out[i] = r.line
 	}
 	return out
+}
+
+// TestDiscoveryStorageVersionHash: legacy discovery gives each stored
+// resource kube-apiserver's hash of its storage version (HPAs in
+// autoscaling/v1 are stored as v2), and none to subresources and to
+// resources that are not stored.
+func TestDiscoveryStorageVersionHash(t *testing.T) {
+	ts := newTestServer(t)
+	hash := func(gv, resource string) string {
+		list, err := ts.client.Discovery().ServerResourcesForGroupVersion(gv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.APIResources {
+			if r.Name == resource {
+				return r.StorageVersionHash
+			}
+		}
+		t.Fatalf("%s has no %s", gv, resource)
+		return ""
+	}
+	for _, tt := range []struct{ gv, resource, want string }{
+		{"apps/v1", "deployments", endpointsdiscovery.StorageVersionHash("apps", "v1", "Deployment")},
+		{"apps/v1", "deployments/scale", ""},
+		{"autoscaling/v1", "horizontalpodautoscalers", endpointsdiscovery.StorageVersionHash("autoscaling", "v2", "HorizontalPodAutoscaler")},
+		{"events.k8s.io/v1", "events", endpointsdiscovery.StorageVersionHash("", "v1", "Event")},
+		{"v1", "bindings", ""},
+	} {
+		if got := hash(tt.gv, tt.resource); got != tt.want {
+			t.Errorf("%s %s: storageVersionHash %q, want %q", tt.gv, tt.resource, got, tt.want)
+		}
+	}
 }

@@ -1603,20 +1603,23 @@ func TestListErrors(t *testing.T) {
 			code: 400, reason: metav1.StatusReasonBadRequest,
 			message: "specifying resource version is not allowed when using continue"}},
 		{"malformed continue", "continue=!!!", statusWant{
-			code: 400, reason: metav1.StatusReasonBadRequest, prefix: "invalid continue token"}},
+			code: 400, reason: metav1.StatusReasonBadRequest,
+			message: "invalid continue token: continue key is not valid: illegal base64 data at input byte 0"}},
 		{"continue that is base64 of garbage", "continue=" + "Z2FyYmFnZQ", statusWant{
-			code: 400, reason: metav1.StatusReasonBadRequest, prefix: "invalid continue token"}},
-		{"non-integer resourceVersion", "resourceVersion=abc", statusWant{code: 400, reason: metav1.StatusReasonBadRequest}},
+			code: 400, reason: metav1.StatusReasonBadRequest,
+			message: "invalid continue token: continue key is not valid: invalid character 'g' looking for beginning of value"}},
+		{"non-integer resourceVersion", "resourceVersion=abc", statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
+			message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
 		{"malformed label selector", "labelSelector=a+in+(", statusWant{code: 400, reason: metav1.StatusReasonBadRequest}},
 		{"unsupported field selector", "fieldSelector=data.foo%3D1", statusWant{
 			code: 400, reason: metav1.StatusReasonBadRequest,
 			message: `"data.foo" is not a known field selector: only "metadata.name", "metadata.namespace"`}},
 		{"too large resourceVersion", "resourceVersion=999999999&resourceVersionMatch=NotOlderThan", statusWant{
-			code: 504, reason: metav1.StatusReasonTimeout, prefix: "Too large resource version: 999999999, current: ",
+			code: 504, reason: metav1.StatusReasonTimeout, prefix: "Timeout: Too large resource version: 999999999, current: ",
 			details: &metav1.StatusDetails{RetryAfterSeconds: 1, Causes: []metav1.StatusCause{{
 				Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}}}},
 		{"too large resourceVersion, legacy", "resourceVersion=999999999", statusWant{
-			code: 504, reason: metav1.StatusReasonTimeout, prefix: "Too large resource version: 999999999, current: ",
+			code: 504, reason: metav1.StatusReasonTimeout, prefix: "Timeout: Too large resource version: 999999999, current: ",
 			details: &metav1.StatusDetails{RetryAfterSeconds: 1, Causes: []metav1.StatusCause{{
 				Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}}}},
 	}

@@ -205,7 +205,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 		sc.Observe = func(op string, d time.Duration, err error) { m.ObserveEtcd(op, gr, d, err) }
 	}
 	if k.CRD() != nil {
-		sc.StorageVersion = k.StorageVersion()
+		sc.StorageVersion, sc.OnRead = k.StorageVersion(), k.OnRead()
 	}
 	if keys, toStored, fromStored, ok := k.StoredWith(); ok {
 		sc.KeyResource = keys

@@ -304,8 +304,7 @@ func retire(cur, next *served, old *installedCRD) []*resource {
 // reusable finds a retired resource whose store serves k unchanged.
 func reusable(retired []*resource, k *registry.Kind) *resource {
 	for _, r := range retired {
-		if r.kind.GVK == k.GVK && r.kind.Resource == k.Resource && r.kind.Namespaced == k.Namespaced &&
-			r.kind.StorageVersion() == k.StorageVersion() {
+		if r.kind.ReadsLike(k) {
 			return r
 		}
 	}

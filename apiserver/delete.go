@@ -24,6 +24,12 @@ import (
 // its last finalizer. A namespace is marked Terminating and emptied in the
 // background (namespaces.go).
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
+	if c.res == s.namespaces {
+		if err := checkNamespaceDeletable(c.info.Name); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	opts, err := s.deleteOptions(r)
 	if err != nil {
 		writeError(w, err)

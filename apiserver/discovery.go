@@ -99,7 +99,7 @@ func (s *served) resourceList(gv schema.GroupVersion) []metav1.APIResource {
 		}
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: k.Resource, SingularName: k.SingularName, Namespaced: k.Namespaced, Kind: k.GVK.Kind,
-			Verbs: k.Verbs(), ShortNames: k.ShortNames, Categories: k.Categories,
+			Verbs: k.Verbs(), ShortNames: k.ShortNames, Categories: k.Categories, StorageVersionHash: k.StorageVersionHash(),
 		})
 		list.APIResources = append(list.APIResources, k.DiscoverySubresources()...)
 	}

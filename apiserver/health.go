@@ -5,41 +5,56 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"k8s.io/apiserver/pkg/server/healthz"
 )
 
-// serveLive answers /livez: the process is serving.
-func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
-	writeText(w, http.StatusOK, "ok")
+// healthTimeout bounds one check's etcd read.
+const healthTimeout = 2 * time.Second
+
+// installHealth serves /healthz, /livez and /readyz with kube-apiserver's
+// own handlers (k8s.io/apiserver/pkg/server/healthz): "ok", or with
+// ?verbose one "[+]name ok" line per check, ?exclude=name, each check at
+// its own path (/readyz/etcd), and a 500 naming the failed checks (reason
+// withheld, as the paths are public). The checks are the ones strata has
+// of kube-apiserver's: ping, log and etcd everywhere; on /readyz also
+// etcd-readiness, the watch caches' initial lists (kube-apiserver's
+// storage-readiness hook waits for the same) and shutdown, which fails
+// once a graceful shutdown has begun so that load balancers stop sending.
+func (s *Server) installHealth(mux *http.ServeMux) {
+	etcd := s.healthCheck("etcd", s.checkEtcd)
+	live := []healthz.HealthChecker{healthz.PingHealthz, healthz.LogHealthz, etcd}
+	healthz.InstallHandler(mux, live...)
+	healthz.InstallLivezHandler(mux, live...)
+	healthz.InstallReadyzHandler(mux, append(live,
+		s.healthCheck("etcd-readiness", s.checkEtcd),
+		s.healthCheck("poststarthook/storage-readiness", s.WaitReady),
+		healthz.NewShutdownHealthz(s.watchesEnd))...)
 }
 
-// serveHealth answers /healthz and /readyz: ok only when etcd answers a
-// quorum read and every watch cache holds its initial list.
-func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.checkReady(ctx); err != nil {
-		s.log.Warn("not ready", "path", r.URL.Path, "err", err)
-		writeText(w, http.StatusInternalServerError, fmt.Sprintf("[-]etcd failed: %v\nhealthz check failed", err))
-		return
-	}
-	writeText(w, http.StatusOK, "ok")
+// healthCheck names a check that is given healthTimeout and whose failure
+// is logged with its reason (the response withholds it).
+func (s *Server) healthCheck(name string, check func(context.Context) error) healthz.HealthChecker {
+	return healthz.NamedCheck(name, func(r *http.Request) error {
+		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+		defer cancel()
+		if err := check(ctx); err != nil {
+			s.log.Warn("health check failed", "check", name, "path", r.URL.Path, "err", err)
+			return err
+		}
+		return nil
+	})
 }
 
-func (s *Server) checkReady(ctx context.Context) error {
+// checkEtcd is a quorum read of one key.
+func (s *Server) checkEtcd(ctx context.Context) error {
 	if _, err := s.cfg.Client.Get(ctx, "health"); err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
-	return s.WaitReady(ctx)
+	return nil
 }
 
 // serveVersion answers /version.
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.cfg.Version)
-}
-
-func writeText(w http.ResponseWriter, code int, text string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	_, _ = w.Write([]byte(text))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +17,19 @@ import (
 
 // DefaultNamespaces exist from the first start, as in a new cluster.
 var DefaultNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// immortalNamespaces may not be deleted, as kube-apiserver's
+// NamespaceLifecycle admission plugin keeps them.
+var immortalNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic}
+
+// checkNamespaceDeletable refuses the deletion of an immortal namespace
+// with the plugin's 403.
+func checkNamespaceDeletable(name string) error {
+	if slices.Contains(immortalNamespaces, name) {
+		return apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name, errors.New("this namespace may not be deleted"))
+	}
+	return nil
+}
 
 // checkNamespaceWritable refuses a create in a namespace that does not
 // exist (404, as kube-apiserver's NamespaceLifecycle admission answers) or

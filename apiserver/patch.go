@@ -137,6 +137,16 @@ func (s *Server) readPatch(r *http.Request, c *call, patchType types.PatchType, 
 
 // patcher parses the patch once (a body that is not a patch of its type
 // is 400) and returns its application.
+// kube-apiserver's bounds on a JSON patch: its operations
+// (maxJSONPatchOperations in k8s.io/apiserver's patch handler) and the
+// bytes its copy operations may add (--json-patch-max-copy-bytes' default,
+// twice the largest object): without them a 2 KB patch of copies that
+// double the object drives the server out of memory.
+const (
+	maxJSONPatchOperations = 10000
+	maxJSONPatchCopyBytes  = 3 * 1024 * 1024
+)
+
 func (s *Server) patcher(c *call, pt types.PatchType, patch []byte, patchSchema strataschema.Type) (patchFunc, error) {
 	kind := c.res.kind
 	switch pt {
@@ -145,14 +155,20 @@ func (s *Server) patcher(c *call, pt types.PatchType, patch []byte, patchSchema 
 		if err := json.Unmarshal(patch, &list); err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 		}
+		if len(list) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(list)))
+		}
 		ops, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			// A list of operations with one that is not: kube-apiserver
 			// rejects it when applying, as 422.
 			return nil, invalidPatch(kind, c.info.Name, field.NewPath("patch"), err.Error())
 		}
+		opts := jsonpatch.NewApplyOptions()
+		opts.AccumulatedCopySizeLimit = maxJSONPatchCopyBytes
 		return func(current []byte) ([]byte, error) {
-			out, err := ops.Apply(current)
+			out, err := ops.ApplyWithOptions(current, opts)
 			if err != nil {
 				return nil, invalidPatch(kind, c.info.Name, field.NewPath("patch"), err.Error())
 			}

@@ -37,18 +37,16 @@ type call struct {
 // Handler returns the API's HTTP handler (without authentication).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", s.serveHealth)
-	mux.HandleFunc("/livez", s.serveLive)
-	mux.HandleFunc("/readyz", s.serveHealth)
+	s.installHealth(mux)
 	mux.HandleFunc("/version", s.serveVersion)
 	s.openapi.Install(mux)
 	mux.HandleFunc("/api", s.serveAPI)
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
 	mux.HandleFunc("/apis/", s.serveAPI)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, apierrors.NewNotFound(schema.GroupResource{}, ""))
-	})
+	// Paths outside the API are kube-apiserver's plain-text 404 (its
+	// notfoundhandler ends in http.NotFound).
+	mux.HandleFunc("/", http.NotFound)
 	return mux
 }
 

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
@@ -66,6 +68,11 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 			return nil, err
 		}
 		if rv := resourceVersionOf(obj); rv != "" && rv != cur.GetResourceVersion() {
+			if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+				// Not a stale version but none at all (kube-apiserver
+				// answers 500 with the parse error).
+				return nil, apierrors.NewBadRequest(field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, err.Error()).Error())
+			}
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
 		return kind.PrepareUpdate(ctx, obj, cur, subresource)

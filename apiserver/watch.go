@@ -32,9 +32,17 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	if in.TimeoutSeconds == nil {
+	switch {
+	case in.TimeoutSeconds == nil || *in.TimeoutSeconds == 0:
+		// As kube-apiserver: no timeout is a random one between the
+		// minimum request timeout and twice that.
 		min := s.cfg.MinWatchTimeout
 		opts.Timeout = min + time.Duration(rand.Int64N(int64(min)))
+	case *in.TimeoutSeconds < 0:
+		// kube-apiserver's timer fires at once: an empty stream.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		return
 	}
 	watcher, err := c.res.store.Watch(r.Context(), c.info.Namespace, opts)
 	if err != nil {

@@ -34,6 +34,7 @@ var scenarios = []scenario{
 	{"server-side-apply", testServerSideApply},
 	{"client-to-server-side", testClientToServerSide},
 	{"applyset", testApplySet},
+	{"prune-allow-list", testPruneAllowList},
 	{"scale", testScale},
 	{"create-ingress-pdb", testCreateIngressAndPDB},
 	{"describe-events", testDescribeEvents},

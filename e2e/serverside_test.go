@@ -88,3 +88,23 @@ func testApplySet(t *testing.T, k *kubectl, ns string) {
 		k.exact(t, `configmap "a" deleted from `+ns+" namespace\n", "delete", "configmap", "a", "-n", ns)
 	}
 }
+
+// testPruneAllowList prunes by label, without an ApplySet: kubectl looks
+// for objects to prune in every resource of its default allow-list
+// (Endpoints, PersistentVolumes, ReplicationControllers, ... among them),
+// so each must be served.
+func testPruneAllowList(t *testing.T, k *kubectl, ns string) {
+	args := []string{"apply", "-n", ns, "--prune", "-l", "app=prune", "-f"}
+	for _, step := range []struct{ dir, want string }{
+		{"prune-ab", "configmap/a created\nservice/b created\n"},
+		{"prune-a", "configmap/a unchanged\nservice/b pruned\n"},
+	} {
+		r := k.run(t, append(args, testdata(t, step.dir))...)
+		// kubectl's own warning about --namespace, and nothing else.
+		const deprecated = "Deprecated: kubectl apply will no longer prune non-namespaced resources by default when used with the --namespace flag"
+		if r.code != 0 || r.stdout != step.want || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, deprecated) {
+			t.Fatalf("%s: want exit 0, stdout %q and kubectl's deprecation warning\n%v", k.name, step.want, r)
+		}
+	}
+	k.exact(t, "a", "get", "configmaps,services", "-n", ns, "-l", "app=prune", "-o", "jsonpath={.items[*].metadata.name}")
+}

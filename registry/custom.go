@@ -224,7 +224,9 @@ func (k *Kind) PatchSchema() (t strataschema.Type, ok bool, err error) {
 			c.patchErr = err
 			return
 		}
-		c.patchSchema, _ = doc.ForGVK(c.crd.Spec.Group, k.GVK.Version, c.crd.Spec.Names.Kind)
+		if t, ok := doc.ForGVK(c.crd.Spec.Group, k.GVK.Version, c.crd.Spec.Names.Kind); ok && t != nil {
+			c.patchSchema = customRoot{t}
+		}
 	})
 	return c.patchSchema, c.patchSchema != nil, c.patchErr
 }

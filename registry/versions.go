@@ -3,6 +3,7 @@ package registry
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	endpointsdiscovery "k8s.io/apiserver/pkg/endpoints/discovery"
 )
 
 // storedAs describes a kind served in a version (or group) other than the
@@ -40,4 +41,23 @@ func convertFunc(from, to schema.GroupVersionKind) func(*unstructured.Unstructur
 		}
 		return toUnstructured(internal, to)
 	}
+}
+
+// StorageVersionHash is the storageVersionHash legacy discovery shows for
+// the kind: kube-apiserver's hash (discovery.StorageVersionHash) of the
+// group, version and kind its objects are stored as, which storage
+// migrators watch for changes. "" for kinds whose objects are not stored
+// (bindings, componentstatuses), as kube-apiserver shows none for them.
+func (k *Kind) StorageVersionHash() string {
+	if k.GVK == core.WithKind("Binding") || k.GVK == core.WithKind("ComponentStatus") {
+		return ""
+	}
+	gvk := k.GVK
+	switch {
+	case k.storedAs != nil:
+		gvk = k.storedAs.gvk
+	case k.custom != nil:
+		gvk.Version = k.custom.storageVersion
+	}
+	return endpointsdiscovery.StorageVersionHash(gvk.Group, gvk.Version, gvk.Kind)
 }

@@ -49,6 +49,9 @@ type Options struct {
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
+	// RequestTimeout bounds requests that are not long-running (504
+	// after it), as kube-apiserver's --request-timeout; 0 is unbounded.
+	RequestTimeout time.Duration
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -65,6 +68,7 @@ const (
 func NewOptions() *Options {
 	return &Options{DataDir: DefaultDataDir, BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort,
 		ShutdownTimeout:             DefaultShutdownTimeout,
+		RequestTimeout:              filters.DefaultRequestTimeout,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
 }
@@ -93,6 +97,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxMutatingRequestsInFlight < 0 {
 		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight: %d must not be negative (0: unlimited)", o.MaxMutatingRequestsInFlight))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
 	}
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)

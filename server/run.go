@@ -111,19 +111,25 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, err
 	}
+	before := credentialFiles(o)
 	authenticate, tlsConfig, token, caPEM, err := secure(o)
 	if err != nil {
 		api.Close()
 		return nil, err
 	}
+	logNewCredentials(log, before, credentialFiles(o))
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		RequestTimeout:              o.RequestTimeout,
 		Authenticate:                authenticate,
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,
 		Logger:                      log,
 	})
+	if o.PlainHTTP {
+		handler = plainHTTPGuard(handler)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		api.Close()

@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,18 +102,12 @@ func expired(msg, continueToken string, cause error) error {
 // the store has not reached: 504 Timeout with cause ResourceVersionTooLarge
 // and Retry-After 1 second.
 func tooLargeResourceVersion(want, have int64) error {
-	st := &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusGatewayTimeout,
-		Reason:  metav1.StatusReasonTimeout,
-		Message: fmt.Sprintf("Too large resource version: %d, current: %d", want, have),
-		Details: &metav1.StatusDetails{
-			Causes: []metav1.StatusCause{{
-				Type:    metav1.CauseTypeResourceVersionTooLarge,
-				Message: "Too large resource version",
-			}},
-			RetryAfterSeconds: 1,
-		},
+	// As k8s.io/apiserver/pkg/storage.NewTooLargeResourceVersionError:
+	// NewTimeoutError's message begins "Timeout: ".
+	st := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, have), 1)
+	st.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
 	}}
 	return newError(ErrTooLargeRV, st, nil)
 }

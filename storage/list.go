@@ -101,7 +101,7 @@ func (s *Store) expiredList(p listPlan, start string) error {
 		"You can start a new list without the continue parameter, or use the continue token in this "+
 		"response to retrieve the remainder of the results. Continuing with the provided token results "+
 		"in an inconsistent list - objects that were created, modified, or deleted between the time the "+
-		"first chunk was returned and now may show up in the list.", encodeContinue(0, start), nil)
+		"first chunk was returned and now may show up in the list.", encodeContinue(inconsistentRV, start), nil)
 }
 
 // rangePage reads ranges from start until the page holds limit matching

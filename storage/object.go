@@ -89,6 +89,11 @@ func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error
 		// conversion of custom resources).
 		obj.SetAPIVersion(s.versions.served)
 	}
+	if s.cfg.OnRead != nil {
+		if err := s.cfg.OnRead(obj); err != nil {
+			return nil, internal(err, "storage: reading %s", kv.Key)
+		}
+	}
 	return obj, nil
 }
 

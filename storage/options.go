@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"math"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -30,13 +32,28 @@ type listPlan struct {
 var matchPath = field.NewPath("resourceVersionMatch")
 
 // parseResourceVersion parses a non-empty resourceVersion; anything but a
-// non-negative integer is ErrBadRequest.
+// non-negative integer is ErrBadRequest, with the words of kube-apiserver's
+// storage (APIObjectVersioner.ParseResourceVersion), which answers them
+// with a 500 on get and list.
 func parseResourceVersion(rv string) (int64, error) {
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, badRequest("invalid resourceVersion %q: must be a non-negative integer", rv)
+	n, err := parseRV(rv)
+	if err != nil {
+		return 0, badRequest("%s", err.ToAggregate())
 	}
 	return n, nil
+}
+
+// parseRV is kube-apiserver's parse of a resourceVersion: an unsigned
+// integer; strata's revisions stop at the largest int64.
+func parseRV(rv string) (int64, field.ErrorList) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err == nil && n > math.MaxInt64 {
+		_, err = strconv.ParseInt(rv, 10, 64)
+	}
+	if err != nil {
+		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())}
+	}
+	return int64(n), nil
 }
 
 // validateMatch returns the 422 errors kube-apiserver gives for
@@ -108,7 +125,7 @@ func (s *Store) planContinue(o ListOptions, p listPlan) (listPlan, error) {
 	if err != nil {
 		return listPlan{}, err
 	}
-	p.mode, p.token, p.rv = readContinue, tok, tok.RV
+	p.mode, p.token, p.rv = readContinue, tok, max(tok.RV, 0) // 0: the newest revision
 	return p, nil
 }
 
@@ -144,8 +161,11 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	}
 	p := watchPlan{pred: pred}
 	if o.ResourceVersion != "" {
-		if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
-			return watchPlan{}, err
+		var errs field.ErrorList
+		if p.rv, errs = parseRV(o.ResourceVersion); errs != nil {
+			// kube-apiserver's watch answers 422 naming the resource.
+			gk := schema.GroupKind{Group: s.cfg.Resource.Group, Kind: s.cfg.Resource.Resource}
+			return watchPlan{}, invalidObject(gk, "", errs)
 		}
 	}
 	initial := o.SendInitialEvents != nil && *o.SendInitialEvents

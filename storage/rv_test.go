@@ -160,10 +160,10 @@ var listCases = []listCase{
 	{name: "continue not base64: 400", opts: func(f rvFixture) ListOptions { return ListOptions{Continue: "%%%"} }, sentinel: ErrBadRequest, code: http.StatusBadRequest},
 	{name: "continue not JSON: 400", opts: func(f rvFixture) ListOptions { return ListOptions{Continue: "bm90IGpzb24"} }, sentinel: ErrBadRequest, code: http.StatusBadRequest},
 	{name: "continue wrong version: 400", opts: func(f rvFixture) ListOptions {
-		return ListOptions{Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiJ4In0"}
+		return ListOptions{Continue: "eyJ2Ijoic3RyYXRhLmRldi92MSIsInJ2IjozLCJzdGFydCI6IngifQ"}
 	}, sentinel: ErrBadRequest, code: http.StatusBadRequest},
-	{name: "continue absolute start key: 400", opts: func(f rvFixture) ListOptions {
-		return ListOptions{Continue: "eyJ2Ijoic3RyYXRhLmRldi92MSIsInJ2IjozLCJzdGFydCI6Ii9yZWdpc3RyeSJ9"}
+	{name: "continue start key out of the prefix: 400", opts: func(f rvFixture) ListOptions {
+		return ListOptions{Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiIuLi94In0"}
 	}, sentinel: ErrBadRequest, code: http.StatusBadRequest},
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -48,6 +49,10 @@ type Config struct {
 	// several versions (autoscaling/v1 and v2 HorizontalPodAutoscalers) or
 	// groups (events).
 	Convert *Conversion
+	// OnRead, when set, completes every object read from etcd, after
+	// conversion: custom resources get their version's pruning and
+	// defaults there, as kube-apiserver's storage codec applies them.
+	OnRead func(*unstructured.Unstructured) error
 	// Prefix is the key prefix; default DefaultPrefix.
 	Prefix string
 	// MaxObjectBytes refuses larger objects (key + value) with

@@ -283,7 +283,7 @@ func TestWatchOptionErrors(t *testing.T) {
 		"match without sendInitialEvents":     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
 		"sendInitialEvents without bookmarks": {ListOptions{SendInitialEvents: ptr(true), ResourceVersionMatch: nto}, ErrInvalid, 422},
 		"Exact match":                         {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
-		"non-integer RV":                      {ListOptions{ResourceVersion: "x"}, ErrBadRequest, 400},
+		"non-integer RV":                      {ListOptions{ResourceVersion: "x"}, ErrInvalid, 422}, // as kube-apiserver
 		"continue":                            {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
 		"unsupported field selector":          {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
 	}

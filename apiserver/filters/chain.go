@@ -3,6 +3,7 @@ package filters
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -39,6 +40,9 @@ type Config struct {
 	Metrics *Metrics
 	// Logger receives a line per request and panics; nil discards them.
 	Logger *slog.Logger
+	// RequestTimeout bounds requests that are not long-running, as
+	// kube-apiserver's --request-timeout; 0 is unbounded.
+	RequestTimeout time.Duration
 }
 
 // Chain wraps api, the API handler, in kube-apiserver's filters (see the
@@ -64,6 +68,7 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 	if cfg.Authenticate != nil {
 		h = cfg.Authenticate(h)
 	}
+	h = withDeadline(h, cfg.RequestTimeout)
 	h = recoverPanics(h, cfg.Logger)
 	return observe(h, cfg)
 }

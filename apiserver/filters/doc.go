@@ -9,6 +9,9 @@
 //	               the request ends, apiserver_request_total and
 //	               apiserver_request_duration_seconds, and the log line
 //	recover        a panic becomes a 500 and a logged stack
+//	deadline       requests that are not long-running end by
+//	               Config.RequestTimeout or ?timeout= (504 after it, 400
+//	               for a malformed timeout), with kube-apiserver's filters
 //	authenticate   Config.Authenticate (401s are still observed)
 //	max in flight  429 beyond --max-requests-inflight or
 //	               --max-mutating-requests-inflight
@@ -32,6 +35,5 @@
 //     grow the label set.
 //   - A panic after the response has begun aborts the response
 //     (http.ErrAbortHandler) instead of appending a 500 to it.
-//   - There is no request timeout filter, priority and fairness, audit or
-//     impersonation.
+//   - There is no priority and fairness, audit or impersonation.
 package filters

@@ -11,7 +11,7 @@ import (
 // "kubectl" to strata-server beside it, flags and help included, and that
 // without strata-server it says how to build it.
 func TestStrataDelegates(t *testing.T) {
-	bin := buildStrata(t, kubectlVersion(t))
+	bin := buildStrata(t)
 	work := t.TempDir()
 	helpStart := "Run a Kubernetes-compatible API server. With no flags it keeps everything in\n"
 	for _, args := range [][]string{{"server", "--help"}, {"help", "server"}} {

@@ -8,7 +8,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/component-base/cli"
 	"k8s.io/component-base/logs"
-	kubeversion "k8s.io/component-base/version"
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
 	"k8s.io/kubectl/pkg/cmd/plugin"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -37,13 +36,9 @@ kubeconfig, strata kubectl uses the one strata server writes into its data
 directory: $STRATA_DATA_DIR/kubeconfig, or ./strata-data/kubeconfig when
 STRATA_DATA_DIR is unset.
 
-The kubectl inside is k8s.io/kubectl v0.37.2, the code of kubectl v1.37.2.
-kubectl takes its version from variables that only the linker can set: a
-plain "go build" reports v0.0.0-master+strata (and "kubectl version" warns
-about the skew against a v1 server). Release builds set it with
-  -ldflags "-X k8s.io/component-base/version.gitVersion=v1.37.2
-            -X k8s.io/component-base/version.gitMajor=1
-            -X k8s.io/component-base/version.gitMinor=37"`,
+The kubectl inside is k8s.io/kubectl v0.37.2, the code of kubectl v1.37.2,
+and "strata kubectl version" says v1.37.2; its user agent is kubectl's
+("kubectl/v1.37.2 (linux/amd64) kubernetes/unknown").`,
 		Example: `  strata kubectl get namespaces
   strata kubectl apply -f deployment.yaml
   STRATA_DATA_DIR=/var/lib/strata strata kubectl get pods -A
@@ -85,7 +80,7 @@ func defaultKubeconfig(args []string, getenv func(string) string) (string, bool)
 // cmdutil.CheckErr, which exits with kubectl's status, as kubectl's
 // subcommands themselves do on most errors.
 func runKubectl(cmd *cobra.Command, args []string) {
-	versionUnversionedBuild()
+	versionKubectl()
 	// client-go names the program in the user agent from os.Args[0], and
 	// the API server records writes without a fieldManager under the user
 	// agent's first word: kubectl's writes are "kubectl"'s, not the
@@ -105,21 +100,5 @@ func runKubectl(cmd *cobra.Command, args []string) {
 	kubectl.SetErr(streams.ErrOut)
 	if err := cli.RunNoErrOutput(kubectl); err != nil {
 		cmdutil.CheckErr(err)
-	}
-}
-
-// unversionedGitVersion is component-base's version when no -ldflags set it.
-// "$Format:%H$" makes it invalid semver, so "kubectl version" against a
-// server fails ("client version error: could not parse pre-release").
-const unversionedGitVersion = "v0.0.0-master+$Format:%H$"
-
-// versionUnversionedBuild replaces that placeholder by v0.0.0-master+strata,
-// still v0.0.0 (component-base accepts no other major, minor or patch at run
-// time) but valid semver, so "kubectl version" prints a skew warning and
-// succeeds. Builds with a version from -ldflags are left alone.
-func versionUnversionedBuild() {
-	if kubeversion.Get().GitVersion == unversionedGitVersion {
-		// Cannot fail: same major, minor and patch as the placeholder.
-		_ = kubeversion.SetDynamicVersion("v0.0.0-master+strata")
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/client-go/rest"
 	kubeversion "k8s.io/component-base/version"
 
 	"github.com/stratadev/strata/apiserver/authn"
@@ -54,16 +55,22 @@ func TestDefaultKubeconfig(t *testing.T) {
 	}
 }
 
-// TestKubectlUnversionedBuild checks, in the test binary that no -ldflags
-// versioned, that kubectl's client version becomes valid semver.
-func TestKubectlUnversionedBuild(t *testing.T) {
-	if got := kubeversion.Get().GitVersion; got != unversionedGitVersion {
-		t.Skipf("this build has version %s", got)
+// TestKubectlVersion checks, in the test binary that no -ldflags
+// versioned, that kubectl's version (component-base's, which "kubectl
+// version" prints) and its user agent (client-go's) become the embedded
+// kubectl's release.
+func TestKubectlVersion(t *testing.T) {
+	want := kubectlVersion(t)
+	versionKubectl()
+	if got := kubeversion.Get(); got.GitVersion != want || got.Major != "1" || got.Minor != strings.Split(want, ".")[1] {
+		t.Errorf("component-base version %+v, want %s", got, want)
 	}
-	versionUnversionedBuild()
-	got := kubeversion.Get().GitVersion
-	if _, err := utilversion.ParseSemantic(got); err != nil || got != "v0.0.0-master+strata" {
-		t.Errorf("client version %q (%v), want v0.0.0-master+strata", got, err)
+	if _, err := utilversion.ParseSemantic(kubeversion.Get().GitVersion); err != nil {
+		t.Error(err)
+	}
+	ua := rest.DefaultKubernetesUserAgent()
+	if !strings.Contains(ua, "/"+want+" (") || !strings.HasSuffix(ua, ") kubernetes/unknown") {
+		t.Errorf("user agent %q, want <program>/%s (os/arch) kubernetes/unknown", ua, want)
 	}
 }
 
@@ -104,21 +111,19 @@ var built struct {
 // says, with kubectl's version set by the linker as the help of strata
 // kubectl says release builds do, and returns the path of strata: its
 // server and kubectl commands run strata-server beside it.
-func buildStrata(t *testing.T, version string) string {
+func buildStrata(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the strata binaries")
 	}
 	built.once.Do(func() {
-		major, minor, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
-		minor, _, _ = strings.Cut(minor, ".")
-		const pkg = "k8s.io/component-base/version."
-		ldflags := "-X " + pkg + "gitVersion=" + version + " -X " + pkg + "gitMajor=" + major + " -X " + pkg + "gitMinor=" + minor
 		built.dir, built.err = os.MkdirTemp("", "strata-server-test-")
 		if built.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", built.dir+string(filepath.Separator), "./cmd/strata", "./cmd/strata-server")
+		// README's build: no -ldflags, so the version kubectl reports
+		// is the one strata gives it.
+		cmd := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), "./cmd/strata", "./cmd/strata-server")
 		cmd.Dir = filepath.Join("..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
@@ -221,7 +226,7 @@ func startFakeAPIServer(t *testing.T, dataDir string) string {
 
 func TestKubectl(t *testing.T) {
 	version := kubectlVersion(t)
-	bin := buildStrata(t, version)
+	bin := buildStrata(t)
 	dataDir := t.TempDir()
 	serverURL := startFakeAPIServer(t, dataDir)
 	withDataDir := []string{"STRATA_DATA_DIR=" + dataDir}
@@ -241,7 +246,7 @@ func TestKubectl(t *testing.T) {
 	})
 	t.Run("help names the version", func(t *testing.T) {
 		r := runBinary(t, bin, work, nil, "help", "kubectl")
-		if r.code != 0 || !strings.Contains(r.stdout, "kubectl "+version) || !strings.Contains(r.stdout, "gitVersion="+version) {
+		if r.code != 0 || !strings.Contains(r.stdout, "kubectl "+version) || !strings.Contains(r.stdout, `"strata kubectl version" says `+version) {
 			t.Errorf("exit %d: strata help kubectl does not name kubectl %s:\n%s", r.code, version, r.stdout)
 		}
 	})

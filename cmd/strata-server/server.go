@@ -63,10 +63,11 @@ SIGINT or SIGTERM.
 	f.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", "", "private key of --tls-cert-file")
 	f.StringVar(&o.TokenAuthFile, "token-auth-file", "", "bearer tokens, one per line: token,user,uid,\"group1,group2\"")
 	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "CA whose client certificates authenticate (CN user, O groups)")
-	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP without TLS or authentication instead of HTTPS (loopback addresses only)")
+	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP without TLS or authentication instead of HTTPS (loopback addresses and Host names only; writes must name a Content-Type)")
 	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
 	f.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", 0, "how often to compact etcd history (default 5m; negative: never)")
 	f.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "most read-only requests served at once, beyond which they are answered 429 (0: unlimited; watches not counted)")
+	f.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "longest a request that is not a watch may take before it is answered 504 (0: unbounded); a shorter ?timeout= wins")
 	f.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "most mutating requests served at once, beyond which they are answered 429 (0: unlimited)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd

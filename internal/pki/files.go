@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // exists reports whether file exists; errors other than "not found" are
@@ -94,3 +95,8 @@ func encodeKey(key crypto.Signer) ([]byte, error) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
+
+// TokenFile and CAFile are where EnsureToken and EnsureServing keep the
+// admin token and the CA certificate in dir.
+func TokenFile(dir string) string { return filepath.Join(dir, tokenName) }
+func CAFile(dir string) string    { return filepath.Join(dir, caCertName) }
