@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,7 +197,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 // "" for none) now, built-in or custom.
 func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource string) bool {
 	r, ok := s.current().lookup(gvr)
-	return ok && (subresource == "" || slices.Contains(r.kind.Subresources(), subresource))
+	return ok && (subresource == "" || r.kind.HasSubresource(subresource))
 }
 
 // EndWatches ends every watch being served, cleanly (the stream ends; the

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -34,7 +35,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	out, deleted, err := s.deleteOne(r, c.res, c.info.Namespace, c.info.Name, opts)
+	out, deleted, err := s.deleteOne(r.Context(), c.res, c.info.Namespace, c.info.Name, opts)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -53,7 +54,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 
 // deleteOne deletes (or marks for deletion) one object. deleted says
 // whether it is gone.
-func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts *metav1.DeleteOptions) (*unstructured.Unstructured, bool, error) {
+func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, opts *metav1.DeleteOptions) (*unstructured.Unstructured, bool, error) {
 	dryRun := len(opts.DryRun) > 0
 	var pre *storage.Preconditions
 	if p := opts.Preconditions; p != nil {
@@ -65,13 +66,12 @@ func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts
 			pre.ResourceVersion = *p.ResourceVersion
 		}
 	}
-	ctx := r.Context()
 	cur, err := res.store.Get(ctx, ns, name, storage.GetOptions{})
 	if err != nil {
 		return nil, false, err
 	}
 	if res == s.namespaces || res.kind.DeleteFinalizer() != "" || len(cur.GetFinalizers()) > 0 {
-		return s.markDeleted(r, res, ns, name, pre, dryRun)
+		return s.markDeleted(ctx, res, ns, name, pre, dryRun)
 	}
 	if dryRun {
 		if err := pre.Check(res.kind.GroupResource(), cur); err != nil {
@@ -85,7 +85,7 @@ func (s *Server) deleteOne(r *http.Request, res *resource, ns, name string, opts
 
 // markDeleted sets deletionTimestamp (once) on an object its finalizers
 // hold; for a namespace it also sets phase Terminating and starts emptying.
-func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pre *storage.Preconditions, dryRun bool) (*unstructured.Unstructured, bool, error) {
+func (s *Server) markDeleted(ctx context.Context, res *resource, ns, name string, pre *storage.Preconditions, dryRun bool) (*unstructured.Unstructured, bool, error) {
 	mark := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		if cur.GetDeletionTimestamp() == nil {
 			now := metav1.NewTime(time.Now().Truncate(time.Second))
@@ -104,7 +104,7 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 		return cur, nil
 	}
 	if dryRun {
-		cur, err := res.store.Get(r.Context(), ns, name, storage.GetOptions{})
+		cur, err := res.store.Get(ctx, ns, name, storage.GetOptions{})
 		if err != nil {
 			return nil, false, err
 		}
@@ -114,7 +114,7 @@ func (s *Server) markDeleted(r *http.Request, res *resource, ns, name string, pr
 		out, err := mark(cur.DeepCopy())
 		return out, false, err
 	}
-	out, err := res.store.GuaranteedUpdate(r.Context(), ns, name, pre, mark)
+	out, err := res.store.GuaranteedUpdate(ctx, ns, name, pre, mark)
 	if err != nil {
 		return nil, false, err
 	}

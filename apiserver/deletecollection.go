@@ -32,7 +32,7 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 	out.SetResourceVersion(list.GetResourceVersion())
 	for i := range list.Items {
 		item := &list.Items[i]
-		obj, _, err := s.deleteOne(r, c.res, item.GetNamespace(), item.GetName(), opts)
+		obj, _, err := s.deleteOne(r.Context(), c.res, item.GetNamespace(), item.GetName(), opts)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}

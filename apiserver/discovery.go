@@ -101,23 +101,7 @@ func (s *served) resourceList(gv schema.GroupVersion) []metav1.APIResource {
 			Name: k.Resource, SingularName: k.SingularName, Namespaced: k.Namespaced, Kind: k.GVK.Kind,
 			Verbs: k.Verbs(), ShortNames: k.ShortNames, Categories: k.Categories, StorageVersionHash: k.StorageVersionHash(),
 		})
-		if k.HasBinding() {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: k.Resource + "/binding", Namespaced: k.Namespaced, Kind: "Binding", Verbs: []string{"create"},
-			})
-		}
-		if k.HasStatus() {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: k.Resource + "/status", Namespaced: k.Namespaced, Kind: k.GVK.Kind,
-				Verbs: []string{"get", "patch", "update"},
-			})
-		}
-		if k.HasScale() {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: k.Resource + "/scale", Namespaced: k.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale",
-				Verbs: []string{"get", "patch", "update"},
-			})
-		}
+		list.APIResources = append(list.APIResources, k.DiscoverySubresources()...)
 	}
 	return list.APIResources
 }

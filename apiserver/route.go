@@ -80,6 +80,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.serveBinding(w, r, c)
 		return
 	}
+	if info.Subresource != "" && s.serveMoreSubresource(w, r, c) {
+		return
+	}
 	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) {
 		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"the server does not allow this method on the requested resource"))

@@ -57,7 +57,11 @@ type newObjectFunc func(cur *unstructured.Unstructured) (runtime.Object, error)
 // if it changes anything. An update that leaves a deleted object without
 // finalizers removes it.
 func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newObjectFunc) (*unstructured.Unstructured, error) {
-	kind, status := c.res.kind, c.info.Subresource == "status"
+	kind, subresource := c.res.kind, c.info.Subresource
+	if subresource == "scale" {
+		// A Scale's write is an update of the object through its strategy.
+		subresource = ""
+	}
 	try := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		obj, err := propose(cur)
 		if err != nil {
@@ -71,7 +75,7 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 			}
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
-		return kind.PrepareUpdate(ctx, obj, cur, status)
+		return kind.PrepareUpdate(ctx, obj, cur, subresource)
 	}
 	// What a preparation allocates is kept only if its result is stored.
 	ctx, alloc := registry.WithAllocation(ctx, dryRun)
@@ -89,7 +93,7 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 	if err != nil {
 		return nil, err
 	}
-	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 {
+	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 && !s.heldBySpecFinalizers(c.res, out) {
 		pre := &storage.Preconditions{ResourceVersion: out.GetResourceVersion()}
 		if _, err := s.deleteObject(ctx, c.res, c.info.Namespace, c.info.Name, pre); err != nil &&
 			!errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
@@ -97,6 +101,17 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 		}
 	}
 	return out, nil
+}
+
+// heldBySpecFinalizers: a namespace also stays while its spec.finalizers
+// are not empty (upstream's ShouldDeleteNamespaceDuringUpdate); an
+// update of namespaces/finalize that empties them removes it.
+func (s *Server) heldBySpecFinalizers(res *resource, obj *unstructured.Unstructured) bool {
+	if res != s.namespaces {
+		return false
+	}
+	finalizers, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers")
+	return len(finalizers) > 0
 }
 
 // checkNameMatches refuses a body naming another object than the URL, and

@@ -9,8 +9,10 @@
 //   - kubectl scenarios, each run with both kubectls: apply (created,
 //     configured with a reordered and shortened env list, unchanged),
 //     paginated get, strategic/merge/JSON patch, watch, delete, the table
-//     columns of deployments and pods, api-resources, get all, explain and
-//     version — with kubectl's exact output wherever it prints fixed text;
+//     columns of deployments and pods, api-resources, get all, explain,
+//     version, drain (pods/eviction refused by a PodDisruptionBudget, then
+//     allowed) and certificate approve — with kubectl's exact output
+//     wherever it prints fixed text;
 //   - restart: a graceful stop (SIGTERM, exit status 0) and a new start on
 //     the same data directory keep the objects, the CA, the serving
 //     certificate, the admin token and the kubeconfig;

@@ -39,6 +39,8 @@ var scenarios = []scenario{
 	{"create-ingress-pdb", testCreateIngressAndPDB},
 	{"describe-events", testDescribeEvents},
 	{"api-resources-wide", testAPIResourcesWide},
+	{"drain", testDrain},
+	{"certificate-approve", testCertificateApprove},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.

@@ -120,7 +120,7 @@ var builtin = []Kind{
 	// core
 	{GVK: core.WithKind("Namespace"), Resource: "namespaces", ShortNames: []string{"ns"},
 		verbs:    []string{"create", "delete", "get", "list", "patch", "update", "watch"},
-		strategy: namespace.Strategy, status: namespace.StatusStrategy,
+		strategy: namespace.Strategy, status: namespace.StatusStrategy, more: namespaceSubresources,
 		attrs: namespace.GetAttrs},
 	// bindings are not stored: a create assigns the named pod to a node
 	// (BindPod), as pods/binding does.
@@ -139,7 +139,7 @@ var builtin = []Kind{
 	{GVK: core.WithKind("LimitRange"), Resource: "limitranges", Namespaced: true, ShortNames: []string{"limits"},
 		strategy: limitrange.Strategy, defaultTable: true},
 	{GVK: core.WithKind("Node"), Resource: "nodes", ShortNames: []string{"no"},
-		strategy: node.Strategy, status: node.StatusStrategy,
+		strategy: node.Strategy, status: node.StatusStrategy, more: nodeSubresources,
 		attrs: node.GetAttrs},
 	{GVK: core.WithKind("PersistentVolume"), Resource: "persistentvolumes", ShortNames: []string{"pv"},
 		strategy: persistentvolume.Strategy, status: persistentvolume.StatusStrategy,
@@ -148,7 +148,7 @@ var builtin = []Kind{
 		strategy: persistentvolumeclaim.Strategy, status: persistentvolumeclaim.StatusStrategy,
 		attrs: persistentvolumeclaim.GetAttrs},
 	{GVK: core.WithKind("Pod"), Resource: "pods", Namespaced: true, ShortNames: []string{"po"}, Categories: all,
-		strategy: pod.Strategy, status: pod.StatusStrategy, binding: true,
+		strategy: pod.Strategy, status: pod.StatusStrategy, binding: true, more: podSubresources,
 		attrs: pod.GetAttrs},
 	{GVK: core.WithKind("PodTemplate"), Resource: "podtemplates", Namespaced: true, strategy: podtemplate.Strategy},
 	{GVK: core.WithKind("ReplicationController"), Resource: "replicationcontrollers", Namespaced: true, ShortNames: []string{"rc"},
@@ -160,7 +160,7 @@ var builtin = []Kind{
 	{GVK: core.WithKind("Secret"), Resource: "secrets", Namespaced: true, strategy: secret.Strategy,
 		attrs: secret.GetAttrs},
 	{GVK: core.WithKind("Service"), Resource: "services", Namespaced: true, ShortNames: []string{"svc"}, Categories: all,
-		strategy: service.Strategy, status: service.StatusStrategy,
+		strategy: service.Strategy, status: service.StatusStrategy, more: serviceSubresources,
 		attrs: service.GetAttrs},
 	{GVK: core.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true, ShortNames: []string{"sa"},
 		strategy: serviceaccount.Strategy},
@@ -224,7 +224,7 @@ var builtin = []Kind{
 
 	// certificates.k8s.io
 	{GVK: certs.WithKind("CertificateSigningRequest"), Resource: "certificatesigningrequests", ShortNames: []string{"csr"},
-		strategy: certificates.Strategy, status: certificates.StatusStrategy,
+		strategy: certificates.Strategy, status: certificates.StatusStrategy, more: csrSubresources,
 		attrs: certificates.GetAttrs},
 	{GVK: certs.WithKind("ClusterTrustBundle"), Resource: "clustertrustbundles", strategy: clustertrustbundle.Strategy,
 		attrs: clusterTrustBundleAttrs},

@@ -71,11 +71,7 @@ func (k *Kind) FieldManager(subresource string) (*fieldmanager.Manager, error) {
 }
 
 func (k *Kind) fieldManagerConfig(subresource string) (fieldmanager.Config, error) {
-	var strategy any = k.strategy
-	if subresource == "status" && k.status != nil {
-		strategy = k.status
-	}
-	c := fieldmanager.Config{Kind: k.GVK, Subresource: subresource, ResetFields: resetFields(strategy)}
+	c := fieldmanager.Config{Kind: k.GVK, Subresource: subresource, ResetFields: k.resetFieldsOf(subresource)}
 	if k.custom == nil {
 		tc, err := builtinTypes()
 		if err != nil {

@@ -38,6 +38,8 @@ type Kind struct {
 	attrs attrsFunc
 	// binding: the kind is Pod, with its binding subresource (binding.go).
 	binding bool
+	// more are the kind's other subresources (subresources.go).
+	more []subresource
 	// storedAs is set for kinds stored in another version (versions.go).
 	storedAs *storedAs
 	// status is the strategy of the status subresource; nil when the kind
@@ -89,8 +91,10 @@ func (k *Kind) HasBinding() bool { return k.binding }
 // custom resources are gone.
 func (k *Kind) DeleteFinalizer() string { return k.deleteFinalizer }
 
-// Subresources lists the kind's subresources ("status", "scale"), each of
-// which answers get, update and patch.
+// Subresources lists the kind's subresources that read and write an
+// object through get, update and patch ("status", "scale", and those of a
+// strategy of their own such as "ephemeralcontainers", which may answer
+// fewer: namespaces/finalize only update).
 func (k *Kind) Subresources() []string {
 	var out []string
 	if k.HasStatus() {
@@ -98,6 +102,11 @@ func (k *Kind) Subresources() []string {
 	}
 	if k.HasScale() {
 		out = append(out, "scale")
+	}
+	for _, s := range k.more {
+		if s.update != nil {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }

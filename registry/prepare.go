@@ -90,16 +90,15 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 
 // PrepareUpdate computes the object to store when obj (from Decode)
 // replaces current: the update strategy (status kept, generation bumped on
-// spec change) and update validation (immutable fields). With status set,
-// the status subresource's strategy applies instead (spec kept).
-func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *unstructured.Unstructured, status bool) (*unstructured.Unstructured, error) {
-	strategy := rest.RESTUpdateStrategy(k.strategy)
-	if status {
-		if k.status == nil {
-			return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
-		}
-		strategy = k.status
+// spec change) and update validation (immutable fields). For a
+// subresource ("status", "ephemeralcontainers", ...) the subresource's
+// strategy applies instead (for status: spec kept).
+func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
+	strategy := k.updateStrategy(subresource)
+	if strategy == nil {
+		return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
 	}
+	status := subresource == "status"
 	obj, exts := unwrapCRD(obj)
 	if status && k.keepsSchemaExtensions {
 		// The spec, and its schemas' extensions, stay as they are.

@@ -69,6 +69,16 @@ var knownSubresources = map[string]subresource{
 		verbs: []string{"get", "patch", "update"},
 		kind:  func(schema.GroupVersionKind) schema.GroupVersionKind { return scaleGVK },
 	},
+	// Writes of the object through a strategy of their own.
+	"approval":            parentKind("get", "patch", "update"),
+	"ephemeralcontainers": parentKind("get", "patch", "update"),
+	"resize":              parentKind("get", "patch", "update"),
+	"finalize":            parentKind("update"),
+}
+
+// parentKind is a subresource that reads and writes its parent's kind.
+func parentKind(verbs ...string) subresource {
+	return subresource{verbs: verbs, kind: func(parent schema.GroupVersionKind) schema.GroupVersionKind { return parent }}
 }
 
 // KnownSubresources returns the subresource names Resource.Subresources may
