@@ -12,6 +12,7 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/strategicpatch"
 )
@@ -85,7 +86,7 @@ const (
 func NewOptions() *Options {
 	return &Options{DataDir: DefaultDataDir, BindAddress: DefaultBindAddress, SecurePort: DefaultSecurePort,
 		ShutdownTimeout:             DefaultShutdownTimeout,
-		RequestTimeout:              filters.DefaultRequestTimeout,
+		RequestTimeout:              timeout.Default,
 		ServiceClusterIPRange:       DefaultServiceClusterIPRange,
 		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,

@@ -23,6 +23,7 @@ import (
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
@@ -126,7 +127,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
-		RequestTimeout:              o.RequestTimeout,
+		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
 		Authenticate:                authenticate,
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,

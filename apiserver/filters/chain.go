@@ -3,7 +3,6 @@ package filters
 import (
 	"log/slog"
 	"net/http"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -40,9 +39,11 @@ type Config struct {
 	Metrics *Metrics
 	// Logger receives a line per request and panics; nil discards them.
 	Logger *slog.Logger
-	// RequestTimeout bounds requests that are not long-running, as
-	// kube-apiserver's --request-timeout; 0 is unbounded.
-	RequestTimeout time.Duration
+	// Bound wraps a handler in the request timeout (package timeout,
+	// kube-apiserver's --request-timeout), inside panic recovery and
+	// outside authentication, where kube-apiserver puts it; nil bounds
+	// nothing.
+	Bound func(http.Handler) http.Handler
 }
 
 // Chain wraps api, the API handler, in kube-apiserver's filters (see the
@@ -68,7 +69,9 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 	if cfg.Authenticate != nil {
 		h = cfg.Authenticate(h)
 	}
-	h = withDeadline(h, cfg.RequestTimeout)
+	if cfg.Bound != nil {
+		h = cfg.Bound(h)
+	}
 	h = recoverPanics(h, cfg.Logger)
 	return observe(h, cfg)
 }
@@ -94,7 +97,7 @@ func observe(next http.Handler, cfg Config) http.Handler {
 		}
 		ctx = request.WithReceivedTimestamp(ctx, st.start)
 		r = r.WithContext(withState(ctx, st))
-		if isLongRunning(info) {
+		if IsLongRunning(info) {
 			g := m.longRunningGauge(st.labels)
 			g.Inc()
 			defer g.Dec()

@@ -9,9 +9,7 @@
 //	               the request ends, apiserver_request_total and
 //	               apiserver_request_duration_seconds, and the log line
 //	recover        a panic becomes a 500 and a logged stack
-//	deadline       requests that are not long-running end by
-//	               Config.RequestTimeout or ?timeout= (504 after it, 400
-//	               for a malformed timeout), with kube-apiserver's filters
+//	bound          Config.Bound: the request timeout (package timeout)
 //	authenticate   Config.Authenticate (401s are still observed)
 //	max in flight  429 beyond --max-requests-inflight or
 //	               --max-mutating-requests-inflight

@@ -25,7 +25,7 @@ const tooManyRequestsMessage = "Too many requests, please try again later."
 func limitInFlight(next http.Handler, readOnly, mutating chan struct{}, m *Metrics) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateFrom(r.Context())
-		if isLongRunning(st.info) {
+		if IsLongRunning(st.info) {
 			next.ServeHTTP(w, r)
 			return
 		}

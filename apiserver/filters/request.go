@@ -40,7 +40,10 @@ var (
 	longRunningSubresources = []string{"attach", "exec", "proxy", "log", "portforward"}
 )
 
-func isLongRunning(info *request.RequestInfo) bool {
+// IsLongRunning says whether a request is one kube-apiserver's
+// LongRunningFunc exempts from limits and timeouts: a watch or proxy, an
+// attach, exec, proxy, log or portforward subresource, or pprof.
+func IsLongRunning(info *request.RequestInfo) bool {
 	if slices.Contains(longRunningVerbs, info.Verb) {
 		return true
 	}

@@ -1,4 +1,4 @@
-package filters
+package timeout
 
 import (
 	"bufio"
@@ -9,13 +9,38 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/stratadev/strata/apiserver/filters"
 )
 
-// TestRequestDeadline: requests that are not long-running end with
-// kube-apiserver's 504 at --request-timeout or a shorter ?timeout=; a
-// malformed ?timeout= is 400 before authentication; watches and requests
-// that finish in time are not touched.
-func TestRequestDeadline(t *testing.T) {
+// chain serves api inside strata's filter chain bounded by timeout, with an
+// authentication that knows the token "alice".
+func chain(t *testing.T, api http.Handler, timeout time.Duration) *httptest.Server {
+	t.Helper()
+	authenticate := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer alice" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "alice"})))
+		})
+	}
+	srv := httptest.NewServer(filters.Chain(api, filters.Config{Metrics: filters.NewMetrics(),
+		Authenticate: authenticate, MaxMutatingRequestsInFlight: 1,
+		Bound: func(h http.Handler) http.Handler { return Bound(h, timeout) }}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestBound: requests that are not long-running end with kube-apiserver's
+// 504 at --request-timeout or a shorter ?timeout=; a malformed ?timeout= is
+// 400 before authentication; watches and requests that finish in time are
+// not touched.
+func TestBound(t *testing.T) {
 	const timeout504 = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
 	for _, tt := range []struct {
 		name, path, token string
@@ -31,27 +56,39 @@ func TestRequestDeadline(t *testing.T) {
 			time.Minute, http.StatusBadRequest,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: invalid duration \"soon\"","reason":"BadRequest","code":400}` + "\n"},
 		{"in time", "/api/v1/namespaces/default/pods/p?timeout=10s", "alice", time.Minute, http.StatusOK, "{}"},
-		{"a watch outlives the timeout", "/api/v1/namespaces/default/pods?watch=true&block&flush", "alice",
-			50 * time.Millisecond, http.StatusOK, ""},
+		{"a watch outlives the timeout", "/api/v1/namespaces/default/pods?watch=true&block", "alice",
+			50 * time.Millisecond, http.StatusOK, "{}"},
 		{"no timeout configured", "/api/v1/namespaces/default/pods/p?block", "alice", 0, http.StatusOK, "{}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t, Config{RequestTimeout: tt.timeout})
-			// Deadlines count from the received timestamp: real time here.
-			s.metrics.now = time.Now
-			go func() {
-				// A blocked handler is released a little after the
-				// timeout has had its chance to answer.
-				if _, ok := <-s.api.entered; ok {
-					time.Sleep(200 * time.Millisecond)
-					close(s.api.release)
+			release := make(chan struct{})
+			api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Has("block") {
+					<-release
 				}
-			}()
-			resp, body := s.do(t, http.MethodGet, tt.path, tt.token)
+				io.WriteString(w, "{}")
+			})
+			srv := chain(t, api, tt.timeout)
+			// A blocked handler is released a little after the timeout
+			// has had its chance to answer.
+			go func() { time.Sleep(200 * time.Millisecond); close(release) }()
+			req, err := http.NewRequest(http.MethodGet, srv.URL+tt.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
 			if resp.StatusCode != tt.wantCode {
 				t.Fatalf("%s: %s, want %d: %s", tt.path, resp.Status, tt.wantCode, body)
 			}
-			if tt.wantBody != "" && body != tt.wantBody {
+			if tt.wantBody != "" && string(body) != tt.wantBody {
 				t.Errorf("body\n%s\nwant\n%s", body, tt.wantBody)
 			}
 		})
@@ -64,14 +101,10 @@ func TestRequestDeadline(t *testing.T) {
 // no longer waits for the client).
 func TestSlowBodyLosesItsSlot(t *testing.T) {
 	readErr := make(chan error, 1)
-	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := chain(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := io.ReadAll(r.Body)
 		readErr <- err
-	})
-	metrics := NewMetrics()
-	srv := httptest.NewServer(Chain(api, Config{RequestTimeout: 200 * time.Millisecond, Metrics: metrics,
-		MaxMutatingRequestsInFlight: 1, Authenticate: fakeAuthenticate}))
-	defer srv.Close()
+	}), 200*time.Millisecond)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)

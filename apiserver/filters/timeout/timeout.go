@@ -1,4 +1,12 @@
-package filters
+// Package timeout bounds the requests that are not long-running as
+// kube-apiserver's --request-timeout does, with kube-apiserver's own
+// filters: WithRequestDeadline sets the context's deadline (--request-timeout
+// or a shorter ?timeout=; 400 for a malformed one) and
+// WithTimeoutForNonLongRunningRequests answers 504 when the handler has not
+// finished by then. It is a package of its own because those filters link
+// much of k8s.io/apiserver, which the filter chain's own package (tested
+// under the race detector) does without; filters.Config.Bound plugs it in.
+package timeout
 
 import (
 	"net/http"
@@ -11,10 +19,12 @@ import (
 	genericapifilters "k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
+
+	"github.com/stratadev/strata/apiserver/filters"
 )
 
-// DefaultRequestTimeout is kube-apiserver's --request-timeout default.
-const DefaultRequestTimeout = time.Minute
+// Default is kube-apiserver's --request-timeout default.
+const Default = time.Minute
 
 // statusCodecs encode the one object the deadline filter answers with, a
 // metav1.Status (400 for a malformed ?timeout=).
@@ -24,19 +34,17 @@ var statusCodecs = func() serializer.CodecFactory {
 	return serializer.NewCodecFactory(s)
 }()
 
-// withDeadline bounds every request that is not long-running by timeout,
-// or by a shorter ?timeout=, with kube-apiserver's own two filters:
-// WithRequestDeadline sets the context's deadline (and answers 400 to a
-// malformed timeout), and WithTimeoutForNonLongRunningRequests answers 504
-// when the handler has not finished by then, so that a stuck storage call
-// costs the client at most the timeout. Requests whose path did not parse
-// into a RequestInfo (the upstream filters need one) pass through: they
-// are answered at once.
-func withDeadline(next http.Handler, timeout time.Duration) http.Handler {
+// Bound wraps next so that every request that is not long-running ends by
+// timeout, or by a shorter ?timeout=: kube-apiserver's 504 "Timeout:
+// request did not complete within the allotted timeout" after it, so that
+// a stuck call costs the client at most the timeout. 0 bounds nothing.
+// Requests whose path did not parse into a RequestInfo (the upstream
+// filters need one) pass through: they are answered at once.
+func Bound(next http.Handler, timeout time.Duration) http.Handler {
 	if timeout <= 0 {
 		return next
 	}
-	longRunning := func(_ *http.Request, info *request.RequestInfo) bool { return isLongRunning(info) }
+	longRunning := func(_ *http.Request, info *request.RequestInfo) bool { return filters.IsLongRunning(info) }
 	bounded := genericfilters.WithTimeoutForNonLongRunningRequests(bodyDeadline(next), longRunning)
 	bounded = genericapifilters.WithRequestDeadline(bounded, nil, nil, longRunning, statusCodecs, timeout)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
