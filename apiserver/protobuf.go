@@ -94,23 +94,11 @@ func (l *protobufList) writeTo(write func([]byte) error, buf []byte) error {
 	buf = appendEnvelopeHead(buf, l.gvk, raw)
 	buf = appendField(buf, field1, meta)
 	for _, item := range l.items {
-		if !whole && len(buf)+fieldSize(len(item)) > cap(buf) {
-			buf = append(buf, field2)
-			buf = binary.AppendUvarint(buf, uint64(len(item)))
-			if err := write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-			if len(item) > cap(buf) {
-				if err := write(item); err != nil {
-					return err
-				}
-				continue
-			}
-			buf = append(buf, item...)
-			continue
+		buf = append(buf, field2)
+		buf = binary.AppendUvarint(buf, uint64(len(item)))
+		if buf, err = appendChunk(buf, item, whole, write); err != nil {
+			return err
 		}
-		buf = appendField(buf, field2, item)
 	}
 	buf = append(buf, envelopeTail...)
 	return write(buf)

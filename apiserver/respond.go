@@ -269,23 +269,31 @@ func (b *listBody) writeTo(write func([]byte) error, buf []byte) error {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if !whole && len(buf)+len(item) > cap(buf) {
-			if err := write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-			if len(item) > cap(buf) {
-				if err := write(item); err != nil {
-					return err
-				}
-				continue
-			}
+		if buf, err = appendChunk(buf, item, whole, write); err != nil {
+			return err
 		}
-		buf = append(buf, item...)
 	}
 	buf = append(buf, "]}"...)
 	if !whole {
 		buf = append(buf, '\n')
 	}
 	return write(buf)
+}
+
+// appendChunk appends item to buf, which write sends in pieces of about
+// cap(buf) bytes (the JSON and the protobuf list writers share it): when
+// item does not fit, buf goes first, and an item larger than buf goes as it
+// is. A whole buf, sent as one piece, only grows.
+func appendChunk(buf, item []byte, whole bool, write func([]byte) error) ([]byte, error) {
+	if whole || len(buf)+len(item) <= cap(buf) {
+		return append(buf, item...), nil
+	}
+	if err := write(buf); err != nil {
+		return nil, err
+	}
+	buf = buf[:0]
+	if len(item) > cap(buf) {
+		return buf, write(item)
+	}
+	return append(buf, item...), nil
 }

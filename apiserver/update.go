@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,10 +67,10 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 			return nil, err
 		}
 		if rv := resourceVersionOf(obj); rv != "" && rv != cur.GetResourceVersion() {
-			if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+			if _, errs := storage.ParseResourceVersion(field.NewPath("metadata", "resourceVersion"), rv); errs != nil {
 				// Not a stale version but none at all (kube-apiserver
 				// answers 500 with the parse error).
-				return nil, apierrors.NewBadRequest(field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, err.Error()).Error())
+				return nil, apierrors.NewBadRequest(errs.ToAggregate().Error())
 			}
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}

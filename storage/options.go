@@ -36,22 +36,23 @@ var matchPath = field.NewPath("resourceVersionMatch")
 // storage (APIObjectVersioner.ParseResourceVersion), which answers them
 // with a 500 on get and list.
 func parseResourceVersion(rv string) (int64, error) {
-	n, err := parseRV(rv)
+	n, err := ParseResourceVersion(field.NewPath("resourceVersion"), rv)
 	if err != nil {
 		return 0, badRequest("%s", err.ToAggregate())
 	}
 	return n, nil
 }
 
-// parseRV is kube-apiserver's parse of a resourceVersion: an unsigned
-// integer; strata's revisions stop at the largest int64.
-func parseRV(rv string) (int64, field.ErrorList) {
+// ParseResourceVersion is kube-apiserver's parse of a resourceVersion (at
+// path, for the error): an unsigned integer; strata's revisions stop at the
+// largest int64.
+func ParseResourceVersion(path *field.Path, rv string) (int64, field.ErrorList) {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err == nil && n > math.MaxInt64 {
 		_, err = strconv.ParseInt(rv, 10, 64)
 	}
 	if err != nil {
-		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())}
+		return 0, field.ErrorList{field.Invalid(path, rv, err.Error())}
 	}
 	return int64(n), nil
 }
@@ -162,7 +163,7 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	p := watchPlan{pred: pred}
 	if o.ResourceVersion != "" {
 		var errs field.ErrorList
-		if p.rv, errs = parseRV(o.ResourceVersion); errs != nil {
+		if p.rv, errs = ParseResourceVersion(field.NewPath("resourceVersion"), o.ResourceVersion); errs != nil {
 			// kube-apiserver's watch answers 422 naming the resource.
 			gk := schema.GroupKind{Group: s.cfg.Resource.Group, Kind: s.cfg.Resource.Resource}
 			return watchPlan{}, invalidObject(gk, "", errs)
