@@ -144,12 +144,20 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
+	sh, err := newShared(api)
 	if err != nil {
 		ln.Close()
 		api.Close()
 		return nil, err
 	}
+	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
+		sh.close()
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
+	sh.start()
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -157,6 +165,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
 		kubernetesService.Stop()
+		sh.close()
 		ln.Close()
 		api.Close()
 		return nil, err
@@ -193,6 +202,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
 		}
