@@ -43,4 +43,3 @@ func (s *shared) close() {
 	s.informers.Shutdown()
 	s.loop.Shutdown()
 }
-
