@@ -29,6 +29,10 @@ type Authenticator struct {
 	// credentials, lets it through as system:anonymous. kube-apiserver
 	// allows /healthz, /livez, /readyz and /version this way.
 	Anonymous func(*http.Request) bool
+	// Refused, when set, wraps the handler that answers 401 (the audit
+	// log records refused credentials, as kube-apiserver's
+	// WithFailedAuthenticationAudit does).
+	Refused func(http.Handler) http.Handler
 }
 
 // outcome of one way of authenticating.

@@ -29,6 +29,10 @@ type Config struct {
 	// requests it refuses and passes the others on with the user in the
 	// context (request.WithUser). nil serves every request anonymously.
 	Authenticate func(http.Handler) http.Handler
+	// Audit wraps a handler in the audit log (package audit), just inside
+	// authentication and outside impersonation, where kube-apiserver puts
+	// it; nil logs nothing.
+	Audit func(http.Handler) http.Handler
 	// Impersonate wraps a handler in impersonation (Impersonate-* headers,
 	// checked with the "impersonate" verb), just inside authentication and
 	// before the in-flight limits, where kube-apiserver puts it; nil
@@ -80,6 +84,9 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 	h = captureUser(h)
 	if cfg.Impersonate != nil {
 		h = cfg.Impersonate(h)
+	}
+	if cfg.Audit != nil {
+		h = cfg.Audit(h)
 	}
 	if cfg.Authenticate != nil {
 		h = cfg.Authenticate(h)

@@ -11,6 +11,7 @@
 //	recover        a panic becomes a 500 and a logged stack
 //	bound          Config.Bound: the request timeout (package timeout)
 //	authenticate   Config.Authenticate (401s are still observed)
+//	audit          Config.Audit
 //	impersonate    Config.Impersonate
 //	max in flight  429 beyond --max-requests-inflight or
 //	               --max-mutating-requests-inflight
