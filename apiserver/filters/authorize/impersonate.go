@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/filters/impersonation"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -37,18 +38,29 @@ func Impersonate(next http.Handler, a authorizer.Authorizer) http.Handler {
 	return withRequestInfo(impersonation.WithConstrainedImpersonation(next, a, statusCodecs))
 }
 
-// withRequestInfo makes sure the impersonation filter finds a
-// RequestInfo: kube-apiserver answers 500 to a request whose path it
-// cannot parse before impersonation is even considered, strata's chain
-// serves it as a non-resource request, and so does the filter here.
+// withRequestInfo makes sure the impersonation filter finds the
+// request's RequestInfo, which the chain's outermost filter puts in the
+// context when the path parses. kube-apiserver answers 500 to a request
+// whose path it cannot parse before impersonation is even considered;
+// strata's chain serves it as a non-resource request, and so is it
+// impersonated here.
 func withRequestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := request.RequestInfoFrom(r.Context()); !ok {
-			info := &request.RequestInfo{Verb: strings.ToLower(r.Method), Path: r.URL.Path}
+			info, err := requestInfoFactory.NewRequestInfo(r)
+			if err != nil {
+				info = &request.RequestInfo{Verb: strings.ToLower(r.Method), Path: r.URL.Path}
+			}
 			r = r.WithContext(request.WithRequestInfo(r.Context(), info))
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// requestInfoFactory parses paths as kube-apiserver does.
+var requestInfoFactory = &request.RequestInfoFactory{
+	APIPrefixes:          sets.NewString("api", "apis"),
+	GrouplessAPIPrefixes: sets.NewString("api"),
 }
 
 // statusCodecs encode the filter's errors: a metav1.Status, in JSON, YAML
