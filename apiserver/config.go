@@ -278,8 +278,8 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
-		if !k.Allows("list") {
-			// bindings: the documentation installer wants a list kind.
+		if !k.Allows("list") && !k.IsReview() {
+			// bindings (docs/server.md, "Known differences").
 			continue
 		}
 		out = append(out, openAPIResource(k))

@@ -2,6 +2,10 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +166,72 @@ func TestReviewProtobuf(t *testing.T) {
 	}
 	if out.Status.UserInfo.Username != "alice" {
 		t.Errorf("username = %q, want alice", out.Status.UserInfo.Username)
+	}
+}
+
+// TestReviewsOpenAPI: /openapi/v2 describes each review as kube-apiserver
+// v1.37's document does (k8s.io/kubernetes/api/openapi-spec/swagger.json):
+// one POST, its operation ID, action, kind and responses, and the path's
+// parameters. (kube-apiserver lists a 401 response in every operation;
+// strata's documents list it in none, for every resource alike.)
+func TestReviewsOpenAPI(t *testing.T) {
+	ts := newTestServer(t)
+	res := rawCall(t, ts, "GET", "/openapi/v2", map[string]string{"Accept": "application/json"}, nil)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(res.body, &doc); res.code != 200 || err != nil {
+		t.Fatalf("GET /openapi/v2: %d %v", res.code, err)
+	}
+	params := "dryRun fieldManager fieldValidation pretty"
+	for _, tc := range []struct{ path, id, kind, params string }{
+		{"/apis/authentication.k8s.io/v1/selfsubjectreviews", "createAuthenticationV1SelfSubjectReview", "authentication.k8s.io/v1/SelfSubjectReview", params},
+		{"/apis/authentication.k8s.io/v1/tokenreviews", "createAuthenticationV1TokenReview", "authentication.k8s.io/v1/TokenReview", params},
+		{"/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", "createAuthorizationV1NamespacedLocalSubjectAccessReview",
+			"authorization.k8s.io/v1/LocalSubjectAccessReview", "dryRun fieldManager fieldValidation namespace pretty"},
+		{"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "createAuthorizationV1SelfSubjectAccessReview", "authorization.k8s.io/v1/SelfSubjectAccessReview", params},
+		{"/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "createAuthorizationV1SelfSubjectRulesReview", "authorization.k8s.io/v1/SelfSubjectRulesReview", params},
+		{"/apis/authorization.k8s.io/v1/subjectaccessreviews", "createAuthorizationV1SubjectAccessReview", "authorization.k8s.io/v1/SubjectAccessReview", params},
+	} {
+		item := doc.Paths[tc.path]
+		var methods []string
+		for m := range item {
+			methods = append(methods, m)
+		}
+		slices.Sort(methods)
+		if !slices.Equal(methods, []string{"parameters", "post"}) {
+			t.Errorf("%s: %v, want parameters and post", tc.path, methods)
+			continue
+		}
+		var op struct {
+			ID        string                                `json:"operationId"`
+			Action    string                                `json:"x-kubernetes-action"`
+			GVK       struct{ Group, Version, Kind string } `json:"x-kubernetes-group-version-kind"`
+			Responses map[string]json.RawMessage
+		}
+		var pathParams []struct {
+			Name string
+			Ref  string `json:"$ref"`
+		}
+		if err := json.Unmarshal(item["post"], &op); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(item["parameters"], &pathParams); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, p := range pathParams {
+			name := p.Name
+			if name == "" { // a shared parameter: #/parameters/<name>-<hash>
+				name, _, _ = strings.Cut(strings.TrimPrefix(p.Ref, "#/parameters/"), "-")
+			}
+			names = append(names, name)
+		}
+		responses := slices.Sorted(maps.Keys(op.Responses))
+		if kind := op.GVK.Group + "/" + op.GVK.Version + "/" + op.GVK.Kind; op.ID != tc.id || op.Action != "post" || kind != tc.kind ||
+			strings.Join(names, " ") != tc.params || !slices.Equal(responses, []string{"200", "201", "202"}) {
+			t.Errorf("%s: POST %s %s %s, parameters %v, responses %v; want %s post %s, parameters %s",
+				tc.path, op.ID, op.Action, kind, names, responses, tc.id, tc.kind, tc.params)
+		}
 	}
 }
