@@ -56,8 +56,10 @@ func TestKubectlAuth(t *testing.T) {
 					"auth", "whoami", "--token="+authUserToken)
 				// TO EXTEND WHEN RBAC MERGES: with RBAC the default, carol
 				// (no bindings) may not create pods ("no", exit status 1)
-				// nor impersonate; today every authenticated user may.
+				// nor impersonate, and neither may the user "someone" the
+				// admin impersonates; today every authenticated user may.
 				k.exact(t, "yes\n", "auth", "can-i", "create", "pods", "--token="+authUserToken)
+				k.exact(t, "yes\n", "auth", "can-i", "create", "pods", "--as=someone")
 			})
 		})
 	}
