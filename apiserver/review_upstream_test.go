@@ -15,7 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -27,8 +29,6 @@ import (
 	"k8s.io/kubernetes/pkg/registry/authorization/selfsubjectaccessreview"
 	"k8s.io/kubernetes/pkg/registry/authorization/selfsubjectrulesreview"
 	"k8s.io/kubernetes/pkg/registry/authorization/subjectaccessreview"
-
-	"github.com/stratadev/strata/apiserver/authn"
 )
 
 // upstreamReviews serves the reviews with kube-apiserver's own handlers:
@@ -37,7 +37,13 @@ import (
 func upstreamReviews(t *testing.T, as user.Info) http.Handler {
 	t.Helper()
 	az := staticRBAC(t, reviewPolicy)
-	tokens := bearertoken.New(&authn.Authenticator{Tokens: reviewUsers})
+	// kube-apiserver's token file authenticator, wrapped as it wraps it.
+	static := map[string]*user.DefaultInfo{}
+	for token, u := range reviewUsers {
+		static[token] = u.(*user.DefaultInfo)
+	}
+	tokens := group.NewAuthenticatedGroupAdder(bearertoken.New(
+		authenticator.WrapAudienceAgnosticToken(nil, tokenfile.New(static))))
 	container := restful.NewContainer()
 	for gv, storage := range map[schema.GroupVersion]map[string]rest.Storage{
 		{Group: "authentication.k8s.io", Version: "v1"}: {
@@ -114,6 +120,9 @@ func TestReviewsMatchUpstreamHandler(t *testing.T) {
 		{"self", authn + "selfsubjectreviews", `{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"}`},
 		{"a valid token", authn + "tokenreviews", `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"token":"alice-token"}}`},
 		{"an unknown token", authn + "tokenreviews", `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"token":"nope"}}`},
+		{"a valid token for an audience", authn + "tokenreviews",
+			`{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"token":"alice-token","audiences":["vault"]}}`},
+		{"a token with a space", authn + "tokenreviews", `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"token":"alice-token x"}}`},
 		{"no token", authn + "tokenreviews", `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{}}`},
 		{"not JSON", authn + "tokenreviews", `{"kind":`},
 	} {
