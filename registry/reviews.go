@@ -26,12 +26,6 @@ import (
 	"k8s.io/kubernetes/pkg/registry/authorization/subjectaccessreview"
 )
 
-// Reviews are the authentication.k8s.io and authorization.k8s.io kinds a
-// client creates to ask a question (may this user do this? who am I? whom
-// does this token name?): kube-apiserver answers them with the REST of
-// k8s.io/kubernetes/pkg/registry/{authentication,authorization}/<kind> and
-// stores nothing. Each is a row of the kind table with a review function
-// that builds that REST over the server's Reviewers.
 var (
 	authnv1 = schema.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
 	authzv1 = schema.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
@@ -40,7 +34,13 @@ var (
 // createOnly are the verbs of a review.
 var createOnly = []string{"create"}
 
-// reviews are the review kinds' rows of the kind table (builtin.go).
+// reviews are the authentication.k8s.io and authorization.k8s.io kinds a
+// client creates to ask a question (may this user do this? who am I? whom
+// does this token name?): kube-apiserver answers them with the REST of
+// k8s.io/kubernetes/pkg/registry/{authentication,authorization}/<kind> and
+// stores nothing. Each is a row of the kind table (Builtin adds them to
+// builtin's) with a review function that builds that REST over the
+// server's Reviewers.
 var reviews = []Kind{
 	{GVK: authnv1.WithKind("SelfSubjectReview"), Resource: "selfsubjectreviews", verbs: createOnly,
 		review: func(Reviewers) rest.Creater { return selfsubjectreview.NewREST() }},
