@@ -3,7 +3,9 @@ package apiserver
 import (
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
@@ -20,12 +22,11 @@ import (
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, c *call) {
 	info := c.info
 	if info.Name != "" || info.Subresource != "" || (c.res.kind.Namespaced && info.Namespace == "") {
-		writeError(w, notFoundPath())
+		writeError(w, routeError(http.StatusNotFound))
 		return
 	}
 	if info.Verb != "create" {
-		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-			"the server does not allow this method on the requested resource"))
+		writeError(w, routeError(http.StatusMethodNotAllowed))
 		return
 	}
 	m, err := negotiate(r, c.res.kind.HasProtobuf(), false)
@@ -59,4 +60,11 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, c *call) {
 func (s *Server) reviewers() registry.Reviewers {
 	return registry.Reviewers{Authorizer: s.cfg.Authorizer, RuleResolver: s.cfg.RuleResolver,
 		TokenAuthenticator: s.cfg.TokenAuthenticator, APIAudiences: s.cfg.APIAudiences}
+}
+
+// routeError is kube-apiserver's answer to a request its routes do not
+// take (go-restful's 404 or 405, through the server's service error
+// handler): the generic Status of the code, with empty details.
+func routeError(code int) error {
+	return apierrors.NewGenericServerResponse(code, "", schema.GroupResource{}, "", "", 0, false)
 }

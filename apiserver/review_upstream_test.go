@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	restful "github.com/emicklei/go-restful/v3"
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,6 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -68,6 +71,12 @@ func upstreamReviews(t *testing.T, as user.Info) http.Handler {
 			t.Fatal(err)
 		}
 	}
+	// As kube-apiserver's handler (k8s.io/apiserver/pkg/server) answers
+	// what go-restful routes nowhere.
+	container.ServiceErrorHandler(func(se restful.ServiceError, req *restful.Request, resp *restful.Response) {
+		responsewriters.ErrorNegotiated(apierrors.NewGenericServerResponse(se.Code, "", schema.GroupResource{}, "", se.Message, 0, false),
+			legacyscheme.Codecs, schema.GroupVersion{}, resp, req.Request)
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := request.WithUser(r.Context(), as)
 		if info, err := requestInfoFactory.NewRequestInfo(r); err == nil {
@@ -89,6 +98,10 @@ func TestReviewsMatchUpstreamHandler(t *testing.T) {
 	t.Cleanup(upstream.Close)
 	const authz, authn = "/apis/authorization.k8s.io/v1/", "/apis/authentication.k8s.io/v1/"
 	for _, tc := range []struct{ name, path, body string }{
+		{"GET of a collection", "GET " + authz + "selfsubjectaccessreviews", ""},
+		{"DELETE of a collection", "DELETE " + authn + "tokenreviews", ""},
+		{"GET of a name", "GET " + authz + "subjectaccessreviews/x", ""},
+		{"POST to a name", authz + "selfsubjectrulesreviews/x", "{}"},
 		{"self access allowed", authz + "selfsubjectaccessreviews",
 			`{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","spec":{"resourceAttributes":{"namespace":"team","verb":"create","resource":"configmaps"}}}`},
 		{"self access with a name", authz + "selfsubjectaccessreviews",
@@ -127,8 +140,12 @@ func TestReviewsMatchUpstreamHandler(t *testing.T) {
 		{"not JSON", authn + "tokenreviews", `{"kind":`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantCode, want := postBody(t, upstream.URL+tc.path, "", tc.body)
-			gotCode, got := postBody(t, rs.url+tc.path, "alice-token", tc.body)
+			method, path, found := strings.Cut(tc.path, " ")
+			if !found {
+				method, path = http.MethodPost, tc.path
+			}
+			wantCode, want := send(t, method, upstream.URL+path, "", tc.body)
+			gotCode, got := send(t, method, rs.url+path, "alice-token", tc.body)
 			if gotCode != wantCode {
 				t.Errorf("code %d, upstream %d", gotCode, wantCode)
 			}
@@ -139,12 +156,12 @@ func TestReviewsMatchUpstreamHandler(t *testing.T) {
 	}
 }
 
-// postBody POSTs body as JSON and returns the answer's code and what is
+// send sends body as JSON and returns the answer's code and what is
 // compared of it: a Status's reason, message, details and code; an
 // object's spec and status.
-func postBody(t *testing.T, url, token, body string) (int, map[string]any) {
+func send(t *testing.T, method, url, token, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
+	req, err := http.NewRequest(method, url, bytes.NewReader([]byte(body)))
 	if err != nil {
 		t.Fatal(err)
 	}
