@@ -29,14 +29,7 @@ import (
 
 // notServed are the rows of the recording strata does not serve, each with
 // its reason (docs/server.md, "Known differences").
-var notServed = map[string]string{
-	"authentication.k8s.io/v1 selfsubjectreviews":       "authentication reviews come with the authorization issue",
-	"authentication.k8s.io/v1 tokenreviews":             "authentication reviews come with the authorization issue",
-	"authorization.k8s.io/v1 localsubjectaccessreviews": "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 selfsubjectaccessreviews":  "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 selfsubjectrulesreviews":   "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 subjectaccessreviews":      "authorization reviews come with the authorization issue",
-}
+var notServed = map[string]string{}
 
 // TestAPIResourcesMatchKubeAPIServer compares what `kubectl api-resources
 // -o wide` prints of strata (the same discovery call and columns) with the

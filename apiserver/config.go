@@ -88,7 +88,7 @@ type Metrics interface {
 	ObserveEtcd(operation string, gr schema.GroupResource, d time.Duration, err error)
 }
 
-// resource is one served kind and its store.
+// resource is one served kind and its store (nil for a review).
 type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
@@ -187,7 +187,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 		seen := map[schema.GroupResource]bool{}
 		for _, r := range s.current().resources {
 			gr := r.kind.GroupResource()
-			if seen[gr] {
+			if seen[gr] || r.store == nil {
 				continue
 			}
 			seen[gr] = true
@@ -220,8 +220,11 @@ func (s *Server) EndWatches() {
 	s.endWatchesOnce.Do(func() { close(s.watchesEnd) })
 }
 
-// newResource starts the store of a kind.
+// newResource starts the store of a kind; a review has none.
 func (s *Server) newResource(k *registry.Kind) (*resource, error) {
+	if k.IsReview() {
+		return &resource{kind: k}, nil
+	}
 	sc := storage.Config{Client: s.cfg.Client, Resource: k.GroupResource(), Kind: k.GVK,
 		Namespaced: k.Namespaced, Logger: s.log}
 	if m := s.cfg.Metrics; m != nil {
@@ -275,8 +278,8 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
-		if !k.Allows("list") {
-			// bindings: the documentation installer wants a list kind.
+		if !k.Allows("list") && !k.IsReview() {
+			// bindings (docs/server.md, "Known differences").
 			continue
 		}
 		out = append(out, openAPIResource(k))
@@ -299,6 +302,9 @@ func (s *Server) WaitReady(ctx context.Context) error {
 		}
 	}
 	for _, r := range s.current().resources {
+		if r.store == nil {
+			continue
+		}
 		if err := r.store.WaitReady(ctx); err != nil {
 			return err
 		}
@@ -315,6 +321,8 @@ func (s *Server) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.current().resources {
-		r.store.Close()
+		if r.store != nil {
+			r.store.Close()
+		}
 	}
 }

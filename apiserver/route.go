@@ -76,6 +76,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{info: info, res: res}
+	if res.kind.IsReview() {
+		s.serveReview(w, r, c)
+		return
+	}
 	if isBinding(c) {
 		s.serveBinding(w, r, c)
 		return

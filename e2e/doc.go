@@ -32,7 +32,10 @@
 //     0, and keeps every acknowledged write;
 //   - security: TLS and bearer tokens by default (401 Status without or with
 //     a wrong token), anonymous health and version, no plain HTTP on the TLS
-//     port, plain HTTP only on loopback, --token-auth-file users.
+//     port, plain HTTP only on loopback, --token-auth-file users;
+//   - kubectl auth, with both kubectls: whoami (table, -o json, --as with
+//     groups and extra), can-i (yes, --list, --as) as the admin and as a
+//     --token-auth-file user.
 //
 // The package holds only tests; run them with
 //

@@ -103,40 +103,44 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
-	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts})
+	auditor, err := audit.New(o.Audit)
 	if err != nil {
+		return nil, err
+	}
+	before := credentialFiles(o)
+	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
+	if err != nil {
+		auditor.Close()
+		return nil, err
+	}
+	logNewCredentials(log, before, credentialFiles(o))
+	authz := serverAuthorizer()
+	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		Authorizer: authz, TokenAuthenticator: authenticator})
+	if err != nil {
+		auditor.Close()
 		return nil, err
 	}
 	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := api.WaitReady(readyCtx); err != nil {
 		api.Close()
+		auditor.Close()
 		return nil, err
 	}
 	if err := api.EnsureNamespaces(readyCtx); err != nil {
 		api.Close()
-		return nil, err
-	}
-	auditor, err := audit.New(o.Audit)
-	if err != nil {
-		api.Close()
-		return nil, err
-	}
-	before := credentialFiles(o)
-	authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
-	if err != nil {
 		auditor.Close()
-		api.Close()
 		return nil, err
 	}
-	logNewCredentials(log, before, credentialFiles(o))
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
 		Authenticate:                authenticate,
 		Audit:                       func(h http.Handler) http.Handler { return auditor.Audit(h, filters.IsLongRunning) },
+		Impersonate:                 impersonate(authenticate, authz),
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,
 		Logger:                      log,
@@ -232,18 +236,18 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	return r, nil
 }
 
-// secure prepares authentication (nil for plain HTTP), TLS, the admin
-// token and the CA clients should trust.
-func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+// secure prepares authentication (the authenticator, and its filter: nil
+// for plain HTTP), TLS, the admin token and the CA clients should trust.
+func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, nil, nil, "", nil, err
 	}
 	tokens := map[string]user.Info{token: &user.DefaultInfo{Name: "strata-admin", Groups: []string{user.SystemPrivilegedGroup}}}
 	if o.TokenAuthFile != "" {
 		extra, err := authn.ParseTokenFile(o.TokenAuthFile)
 		if err != nil {
-			return nil, nil, "", nil, err
+			return nil, nil, nil, "", nil, err
 		}
 		for t, u := range extra {
 			tokens[t] = u
@@ -254,11 +258,11 @@ func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)
 		if err != nil {
-			return nil, nil, "", nil, fmt.Errorf("--client-ca-file: %w", err)
+			return nil, nil, nil, "", nil, fmt.Errorf("--client-ca-file: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pemBytes) {
-			return nil, nil, "", nil, fmt.Errorf("--client-ca-file %s: no PEM certificate in it", o.ClientCAFile)
+			return nil, nil, nil, "", nil, fmt.Errorf("--client-ca-file %s: no PEM certificate in it", o.ClientCAFile)
 		}
 		a.ClientCA = pool
 		authn.ClientAuthTLS(tlsConfig, pool)
@@ -267,23 +271,23 @@ func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler
 		// Like kube-apiserver's old insecure port: clients do not send
 		// bearer tokens over plain HTTP, so it is served without
 		// authentication, on loopback only (Validate).
-		return nil, nil, token, nil, nil
+		return a, nil, nil, token, nil, nil
 	}
 	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
 	if certFile == "" {
 		serving, err := pki.EnsureServing(o.pkiDir(), servingHosts(o.BindAddress))
 		if err != nil {
-			return nil, nil, "", nil, err
+			return nil, nil, nil, "", nil, err
 		}
 		certFile, keyFile, caPEM = serving.CertFile, serving.KeyFile, serving.CAPEM
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
+		return nil, nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
 	}
 	tlsConfig.Certificates = []tls.Certificate{cert}
 	authenticate := func(next http.Handler) http.Handler { return authn.Middleware(a, next) }
-	return authenticate, tlsConfig, token, caPEM, nil
+	return a, authenticate, tlsConfig, token, caPEM, nil
 }
 
 // anonymousAllowed are the paths kube-apiserver lets anonymous users read.
