@@ -66,6 +66,9 @@ type Options struct {
 	// RequestTimeout bounds requests that are not long-running (504
 	// after it), as kube-apiserver's --request-timeout; 0 is unbounded.
 	RequestTimeout time.Duration
+	// ServiceAccounts configure service-account tokens
+	// (serviceaccounts.go).
+	ServiceAccounts ServiceAccountOptions
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -90,7 +93,8 @@ func NewOptions() *Options {
 		ServiceClusterIPRange:       DefaultServiceClusterIPRange,
 		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
-		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
+		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight,
+		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true}}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.
@@ -120,6 +124,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
+	}
+	if err := o.ServiceAccounts.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)

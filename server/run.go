@@ -17,6 +17,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/klog/v2"
 
@@ -102,8 +103,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
+	sa, err := newServiceAccounts(o)
+	if err != nil {
+		return nil, err
+	}
+	tokenREST, err := sa.issuer.TokenREST(sa.client, nil)
+	if err != nil {
+		return nil, err
+	}
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts})
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers()})
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +127,18 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, err
 	}
-	before := credentialFiles(o)
-	authenticate, tlsConfig, token, caPEM, err := secure(o)
+	// Before authentication, whose service-account tokens are checked
+	// on the shared informers.
+	sh, err := newShared(api)
 	if err != nil {
+		api.Close()
+		return nil, err
+	}
+	sa.bind(sh)
+	before := credentialFiles(o)
+	authenticate, tlsConfig, token, caPEM, err := secure(o, sa.authenticator(o, sh))
+	if err != nil {
+		sh.close()
 		api.Close()
 		return nil, err
 	}
@@ -138,14 +157,16 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
+		sh.close()
 		api.Close()
 		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
+	sa.serveDiscovery(ln.Addr(), log)
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	sh, err := newShared(api)
-	if err != nil {
+	if err := startServiceAccountControllers(sh, caPEM); err != nil {
+		sh.close()
 		ln.Close()
 		api.Close()
 		return nil, err
@@ -219,8 +240,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 }
 
 // secure prepares authentication (nil for plain HTTP), TLS, the admin
-// token and the CA clients should trust.
-func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+// token and the CA clients should trust; serviceAccounts checks the bearer
+// tokens that are not static ones.
+func secure(o *Options, serviceAccounts authenticator.Token) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -235,7 +257,7 @@ func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, [
 			tokens[t] = u
 		}
 	}
-	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed}
+	a := &authn.Authenticator{Tokens: tokens, More: serviceAccounts, Anonymous: anonymousAllowed}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)
