@@ -172,7 +172,6 @@ func recordedAPIResources(t *testing.T) []string {
 // rows, pods/resize (InPlacePodVerticalScaling), is GA and locked on in
 // v1.37, so the rows are those of the default flags too.
 
-
 // TestAPISubresourcesMatchKubeAPIServer compares the subresources strata's
 // legacy discovery lists for each group-version of the resource recording
 // with the recording of kube-apiserver v1.37's subresources.
