@@ -165,14 +165,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	if err := startServiceAccountControllers(sh, caPEM); err != nil {
-		sh.close()
-		ln.Close()
-		api.Close()
-		return nil, err
-	}
+	stopControllers := startServiceAccountControllers(o, sh, caPEM, log)
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
+		stopControllers()
 		sh.close()
 		ln.Close()
 		api.Close()
@@ -186,6 +182,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
 		kubernetesService.Stop()
+		stopControllers()
 		sh.close()
 		ln.Close()
 		api.Close()
@@ -223,6 +220,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		stopControllers()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
