@@ -689,7 +689,7 @@ func testReplicaMemberLoss(t *testing.T, reps []*replica, cluster *etcdCluster, 
 	checkAll := func(when string) {
 		t.Helper()
 		for _, r := range reps {
-			l, err := r.configMaps(ns).List(ctx, metav1.ListOptions{})
+			l, err := r.configMaps(ns).List(ctx, metav1.ListOptions{FieldSelector: notRootCA})
 			if err != nil {
 				t.Fatalf("%s: quorum list through %s: %v", when, r.name, err)
 			}
