@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/registry/rest"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -74,6 +76,12 @@ type Config struct {
 	// audiences the server's tokens are for (--api-audiences).
 	TokenAuthenticator authenticator.Token
 	APIAudiences       authenticator.Audiences
+	// TokenRequest creates the TokenRequests of serviceaccounts/token
+	// (upstream's TokenREST, package satoken); nil answers them 404.
+	TokenRequest rest.NamedCreater
+	// ExtraHandlers serve paths outside the API (the OIDC discovery
+	// documents), behind the same filters.
+	ExtraHandlers map[string]http.Handler
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics

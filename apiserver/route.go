@@ -46,6 +46,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
 	mux.HandleFunc("/apis/", s.serveAPI)
+	for path, h := range s.cfg.ExtraHandlers {
+		mux.Handle(path, h)
+	}
 	// Paths outside the API are kube-apiserver's plain-text 404 (its
 	// notfoundhandler ends in http.NotFound).
 	mux.HandleFunc("/", http.NotFound)

@@ -36,6 +36,10 @@
 //   - kubectl auth, with both kubectls: whoami (table, -o json, --as with
 //     groups and extra), can-i (yes, --list, --as) as the admin and as a
 //     --token-auth-file user.
+//   - service accounts, with both kubectls: `kubectl create token` gives a
+//     token that authenticates as the account (the request log names it)
+//     until the account is deleted; kube-apiserver's refusals of a short
+//     duration and of an unknown account.
 //
 // The package holds only tests; run them with
 //

@@ -163,7 +163,7 @@ var builtin = []Kind{
 		strategy: service.Strategy, status: service.StatusStrategy, more: serviceSubresources,
 		attrs: service.GetAttrs},
 	{GVK: core.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true, ShortNames: []string{"sa"},
-		strategy: serviceaccount.Strategy},
+		strategy: serviceaccount.Strategy, more: serviceAccountSubresources},
 
 	// admissionregistration.k8s.io
 	{GVK: admission.WithKind("MutatingWebhookConfiguration"), Resource: "mutatingwebhookconfigurations",

@@ -103,37 +103,60 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
+	// undo, run backwards, stops what has started when a later step fails.
+	var undo []func()
+	fail := func(err error) (*Running, error) {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		return nil, err
+	}
 	auditor, err := audit.New(o.Audit)
 	if err != nil {
 		return nil, err
 	}
+	undo = append(undo, func() { auditor.Close() })
+	sa, err := newServiceAccounts(o)
+	if err != nil {
+		return fail(err)
+	}
+	tokenREST, err := sa.issuer.TokenREST(sa.client, nil)
+	if err != nil {
+		return fail(err)
+	}
 	before := credentialFiles(o)
 	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
 	if err != nil {
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
 	logNewCredentials(log, before, credentialFiles(o))
+	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	authz := serverAuthorizer()
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		Authorizer: authz, TokenAuthenticator: authenticator})
+		Authorizer: authz, TokenAuthenticator: authenticator,
+		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers()})
 	if err != nil {
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
+	undo = append(undo, api.Close)
 	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := api.WaitReady(readyCtx); err != nil {
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
 	if err := api.EnsureNamespaces(readyCtx); err != nil {
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
+	sh, err := newShared(api)
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, sh.close)
+	// Service-account tokens are checked on the shared informers; nothing
+	// is served before this.
+	sa.bind(sh)
+	authenticator.More = sa.authenticator(o, sh)
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
@@ -151,28 +174,20 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
-		api.Close()
-		auditor.Close()
-		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))
 	}
+	undo = append(undo, func() { ln.Close() })
+	sa.serveDiscovery(ln.Addr(), log)
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	sh, err := newShared(api)
-	if err != nil {
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
-	}
+	stopControllers := startServiceAccountControllers(o, sh, caPEM, log)
+	undo = append(undo, stopControllers)
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
-		sh.close()
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
+	undo = append(undo, kubernetesService.Stop)
 	sh.start()
 	scheme := "https"
 	if o.PlainHTTP {
@@ -180,12 +195,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
-		kubernetesService.Stop()
-		sh.close()
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
 	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
@@ -219,6 +229,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		stopControllers()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
