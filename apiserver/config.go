@@ -62,6 +62,16 @@ type Config struct {
 	// kube-apiserver's (package servicealloc).
 	ServiceClusterIPRange *net.IPNet
 	ServiceNodePortRange  utilnet.PortRange
+	// ReadyChecks are more /readyz checks (each also at /readyz/<name>),
+	// such as the etcd space alarm's.
+	ReadyChecks []HealthCheck
+}
+
+// HealthCheck is a named check for /readyz: it fails with a reason that
+// is logged (the public response only names the check).
+type HealthCheck struct {
+	Name  string
+	Check func(context.Context) error
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics

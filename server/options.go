@@ -43,6 +43,9 @@ type Options struct {
 	// PatchCompat selects apimachinery's exact strategic-merge-patch
 	// behaviour ("kubernetes") instead of strata's ("").
 	PatchCompat string
+	// QuotaBackendBytes is the embedded etcd's space quota, as etcd's
+	// --quota-backend-bytes (0: etcd's default, 2 GiB).
+	QuotaBackendBytes int64
 	// CompactionInterval is how often etcd history is compacted (0: the
 	// default of five minutes; negative: never).
 	CompactionInterval time.Duration
@@ -117,6 +120,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxMutatingRequestsInFlight < 0 {
 		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight: %d must not be negative (0: unlimited)", o.MaxMutatingRequestsInFlight))
+	}
+	if o.QuotaBackendBytes < 0 {
+		errs = append(errs, fmt.Errorf("--quota-backend-bytes: %d must not be negative (0: etcd's default of 2 GiB)", o.QuotaBackendBytes))
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
