@@ -84,6 +84,8 @@ type Metrics interface {
 	SetStorageObjects(gr schema.GroupResource, n int64)
 	// ObserveEtcd records one etcd request made for gr.
 	ObserveEtcd(operation string, gr schema.GroupResource, d time.Duration, err error)
+	// SetWatchCacheBytes reports the size of gr's watch cache history.
+	SetWatchCacheBytes(gr schema.GroupResource, n int64)
 }
 
 // resource is one served kind and its store.
@@ -225,6 +227,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if m := s.cfg.Metrics; m != nil {
 		gr := k.GroupResource()
 		sc.Observe = func(op string, d time.Duration, err error) { m.ObserveEtcd(op, gr, d, err) }
+		sc.ObserveCacheBytes = func(n int64) { m.SetWatchCacheBytes(gr, n) }
 	}
 	if k.CRD() != nil {
 		sc.StorageVersion, sc.OnRead = k.StorageVersion(), k.OnRead()

@@ -105,7 +105,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	serviceIPs, nodePorts, _ := o.serviceRanges()
 	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts, Storage: o.tuneStorage,
 		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd-space", Check: space.Check}}})
 	if err != nil {
 		return nil, err

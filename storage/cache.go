@@ -32,6 +32,7 @@ type watchCache struct {
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
 	modRevs   map[string]int64 // modification revision of each object in objs
+	sizes     map[string]int64 // stored size (key and JSON) of each object in objs
 	keys      *keySet          // keys of objs, in order
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
@@ -45,8 +46,9 @@ func newWatchCache(s *Store) *watchCache {
 		progress: make(chan struct{}, 1),
 		objs:     map[string]*unstructured.Unstructured{},
 		modRevs:  map[string]int64{},
+		sizes:    map[string]int64{},
 		keys:     newKeySet(),
-		hist:     newEventRing(s.cfg.CacheHistory),
+		hist:     newEventRing(s.cfg.CacheHistory, s.cfg.CacheBytes),
 		changed:  make(chan struct{}),
 		watchers: map[uint64]*cacheWatcher{},
 	}
@@ -80,6 +82,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	}
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
 	modRevs := make(map[string]int64, len(resp.Kvs))
+	sizes := make(map[string]int64, len(resp.Kvs))
 	keys := newKeySet()
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
@@ -89,13 +92,15 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 		}
 		objs[string(kv.Key)] = obj
 		modRevs[string(kv.Key)] = kv.ModRevision
+		sizes[string(kv.Key)] = int64(len(kv.Key) + len(kv.Value))
 		keys.insert(string(kv.Key))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.keys = objs, modRevs, keys
+	c.objs, c.modRevs, c.sizes, c.keys = objs, modRevs, sizes, keys
 	c.hist.reset()
+	c.observeBytesLocked()
 	c.rev = resp.Header.Revision
 	c.start = max(c.rev, c.compacted)
 	c.ready = true
@@ -173,9 +178,17 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 			c.recordLocked(ce)
 		}
 	}
+	c.observeBytesLocked()
 	if n := len(events); n > 0 && events[n-1].Kv.ModRevision > c.rev {
 		c.rev = events[n-1].Kv.ModRevision
 		c.broadcastLocked()
+	}
+}
+
+// observeBytesLocked reports the history's size to Config.ObserveCacheBytes.
+func (c *watchCache) observeBytesLocked() {
+	if f := c.s.cfg.ObserveCacheBytes; f != nil {
+		f(c.hist.bytes)
 	}
 }
 
@@ -187,26 +200,31 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 		if prev == nil {
 			return nil
 		}
+		// The DELETED event holds a copy of the last state.
+		size := c.sizes[key]
 		delete(c.objs, key)
 		delete(c.modRevs, key)
+		delete(c.sizes, key)
 		c.keys.delete(key)
-		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
+		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev, size: size}
 	}
+	size := int64(len(key) + len(d.ev.Kv.Value))
 	c.objs[key] = d.obj
 	c.modRevs[key] = rev
+	c.sizes[key] = size
 	if prev == nil {
 		c.keys.insert(key)
-		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev}
+		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev, size: size}
 	}
-	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev}
+	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev, size: size}
 }
 
 // recordLocked appends to the history and dispatches to the watchers. A
 // watcher whose buffer is full is ended rather than allowed to stall the
 // cache; its client re-watches from the last revision it saw.
 func (c *watchCache) recordLocked(ce *cacheEvent) {
-	if old := c.hist.push(ce); old != nil {
-		c.start = max(c.start, old.rev)
+	if dropped := c.hist.push(ce); dropped != 0 {
+		c.start = max(c.start, dropped)
 	}
 	for id, w := range c.watchers {
 		if !strings.HasPrefix(ce.key, w.prefix) {
