@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"net/http"
-
 )
 
 // serveMoreSubresource answers the subresources of built-in kinds besides
@@ -44,5 +43,3 @@ func (s *Server) serveMoreSubresource(w http.ResponseWriter, r *http.Request, c 
 	}
 	return true
 }
-
-
