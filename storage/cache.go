@@ -31,9 +31,10 @@ type watchCache struct {
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
-	modRevs   map[string]int64 // modification revision of each object in objs
-	sizes     map[string]int64 // stored size (key and JSON) of each object in objs
-	keys      *keySet          // keys of objs, in order
+	modRevs   map[string]int64  // modification revision of each object in objs
+	sizes     map[string]int64  // stored size (key and JSON) of each object in objs
+	corrupt   map[string]*Error // keys whose newest bytes do not decode, and why
+	keys      *keySet           // keys of objs, in order
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
 	watchers  map[uint64]*cacheWatcher
@@ -47,6 +48,7 @@ func newWatchCache(s *Store) *watchCache {
 		objs:     map[string]*unstructured.Unstructured{},
 		modRevs:  map[string]int64{},
 		sizes:    map[string]int64{},
+		corrupt:  map[string]*Error{},
 		keys:     newKeySet(),
 		hist:     newEventRing(s.cfg.CacheHistory, s.cfg.CacheBytes),
 		changed:  make(chan struct{}),
@@ -83,11 +85,13 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
 	modRevs := make(map[string]int64, len(resp.Kvs))
 	sizes := make(map[string]int64, len(resp.Kvs))
+	corrupt := map[string]*Error{}
 	keys := newKeySet()
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
 		if err != nil {
-			c.s.log.Error("watch cache: skipping undecodable object", "key", string(kv.Key), "err", err)
+			c.s.log.Error("watch cache: undecodable object", "key", string(kv.Key), "err", err)
+			corrupt[string(kv.Key)] = asCorrupt(err)
 			continue
 		}
 		objs[string(kv.Key)] = obj
@@ -98,7 +102,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.sizes, c.keys = objs, modRevs, sizes, keys
+	c.objs, c.modRevs, c.sizes, c.corrupt, c.keys = objs, modRevs, sizes, corrupt, keys
 	c.hist.reset()
 	c.observeBytesLocked()
 	c.rev = resp.Header.Revision
@@ -149,10 +153,12 @@ func (c *watchCache) askProgress() {
 	}
 }
 
-// decoded pairs an etcd event with its decoded object.
+// decoded pairs an etcd event with its decoded object, or with why its
+// bytes do not decode.
 type decoded struct {
-	ev  *clientv3.Event
-	obj *unstructured.Unstructured
+	ev      *clientv3.Event
+	obj     *unstructured.Unstructured
+	corrupt *Error
 }
 
 // apply decodes a batch of etcd events outside the lock, then updates the
@@ -164,8 +170,8 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 		if ev.Type == clientv3.EventTypePut {
 			obj, err := c.s.decodeKV(ev.Kv)
 			if err != nil {
-				c.s.log.Error("watch cache: skipping undecodable object", "key", string(ev.Kv.Key), "err", err)
-				continue
+				c.s.log.Error("watch cache: undecodable object", "key", string(ev.Kv.Key), "err", err)
+				d.corrupt = asCorrupt(err)
 			}
 			d.obj = obj
 		}
@@ -196,16 +202,22 @@ func (c *watchCache) observeBytesLocked() {
 func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 	key, rev := string(d.ev.Kv.Key), d.ev.Kv.ModRevision
 	prev := c.objs[key]
+	delete(c.corrupt, key)
+	if d.corrupt != nil {
+		// Reads of the key fail from now on; the old state must not be
+		// served as current. Watchers get no event: there is no object
+		// to send (kube-apiserver's watch cache cannot decode it either).
+		c.corrupt[key] = d.corrupt
+		c.forgetLocked(key)
+		return nil
+	}
 	if d.ev.Type == clientv3.EventTypeDelete {
 		if prev == nil {
 			return nil
 		}
 		// The DELETED event holds a copy of the last state.
 		size := c.sizes[key]
-		delete(c.objs, key)
-		delete(c.modRevs, key)
-		delete(c.sizes, key)
-		c.keys.delete(key)
+		c.forgetLocked(key)
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev, size: size}
 	}
 	size := int64(len(key) + len(d.ev.Kv.Value))
@@ -217,6 +229,17 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev, size: size}
 	}
 	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev, size: size}
+}
+
+// forgetLocked removes key from the state.
+func (c *watchCache) forgetLocked(key string) {
+	if _, ok := c.objs[key]; !ok {
+		return
+	}
+	delete(c.objs, key)
+	delete(c.modRevs, key)
+	delete(c.sizes, key)
+	c.keys.delete(key)
 }
 
 // recordLocked appends to the history and dispatches to the watchers. A
@@ -347,10 +370,13 @@ func (c *watchCache) reuse(kvs []*mvccpb.KeyValue) []*unstructured.Unstructured 
 // list pages through the cached objects under prefix. Items share their
 // content with the cache. A continue token it hands out names the cache's
 // revision, so the next pages read etcd at the same snapshot.
-func (c *watchCache) list(prefix string, p listPlan) page {
+func (c *watchCache) list(prefix string, p listPlan) (page, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.listLocked(prefix, p)
+	if err := c.corruptUnderLocked(prefix); err != nil {
+		return page{}, err
+	}
+	return c.listLocked(prefix, p), nil
 }
 
 func (c *watchCache) listLocked(prefix string, p listPlan) page {
