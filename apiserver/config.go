@@ -17,6 +17,8 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -62,6 +64,16 @@ type Config struct {
 	// kube-apiserver's (package servicealloc).
 	ServiceClusterIPRange *net.IPNet
 	ServiceNodePortRange  utilnet.PortRange
+	// Authorizer decides what the API's own checks ask beyond the filter
+	// chain's (RBAC escalation, the access reviews); RuleResolver lists a
+	// user's rules (SelfSubjectRulesReview). nil allows everything.
+	Authorizer   authorizer.Authorizer
+	RuleResolver authorizer.RuleResolver
+	// TokenAuthenticator checks the tokens of TokenReviews, as the filter
+	// chain's authentication checks bearer tokens; APIAudiences are the
+	// audiences the server's tokens are for (--api-audiences).
+	TokenAuthenticator authenticator.Token
+	APIAudiences       authenticator.Audiences
 	// ReadyChecks are more /readyz checks (each also at /readyz/<name>),
 	// such as the etcd space alarm's.
 	ReadyChecks []HealthCheck

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -27,9 +26,9 @@ const DefaultEndpointInterval = 10 * time.Second
 
 // KubernetesService configures the `kubernetes` Service.
 type KubernetesService struct {
-	// Handler is the API without authentication: the controller's client
-	// is privileged, like kube-apiserver's loopback client.
-	Handler http.Handler
+	// Client reaches the API as the server itself (package loopback):
+	// the controllers' client is privileged, like kube-apiserver's.
+	Client kubernetes.Interface
 	// ServiceIP is the Service's cluster IP (the first of the range).
 	ServiceIP net.IP
 	// PublicIP is the address the endpoints name (kube-apiserver's
@@ -55,7 +54,6 @@ const kubernetesServicePort = 443
 
 // Controller is a running bootstrap controller.
 type Controller struct {
-	loop *loopback
 	ctrl *kubernetesservice.Controller
 	stop chan struct{}
 	// stopCIDR ends the default ServiceCIDR's controller (nil: none).
@@ -66,18 +64,13 @@ type Controller struct {
 // Services, and creates the Service and endpoints in the background as
 // soon as the API is ready.
 func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
-	if k.Handler == nil || k.ServiceIP == nil {
+	if k.Client == nil || k.ServiceIP == nil {
 		return nil, errors.New("bootstrap: the kubernetes Service needs the API and a cluster IP")
 	}
 	if k.EndpointInterval <= 0 {
 		k.EndpointInterval = DefaultEndpointInterval
 	}
-	loop := newLoopback(k.Handler)
-	client, err := kubernetes.NewForConfig(loop.config())
-	if err != nil {
-		loop.shutdown()
-		return nil, fmt.Errorf("bootstrap: loopback client: %w", err)
-	}
+	client := k.Client
 	reconciler := reconcilers.NewNoneEndpointReconciler()
 	publicIP := k.PublicIP
 	if publicIP != nil {
@@ -96,12 +89,11 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		ServicePort:        kubernetesServicePort,
 		PublicServicePort:  k.SecurePort,
 	}, client, services)
-	c := &Controller{loop: loop, ctrl: ctrl, stop: make(chan struct{})}
+	c := &Controller{ctrl: ctrl, stop: make(chan struct{})}
 	if k.Repair != nil {
 		// The kubernetes Service is created from repaired bitmaps.
 		if err := k.Repair.start(ctx, client, c.stop); err != nil {
 			close(c.stop)
-			loop.shutdown()
 			return nil, fmt.Errorf("bootstrap: repairing the Services' allocations: %w", err)
 		}
 	}
@@ -134,7 +126,6 @@ func (c *Controller) Stop() {
 	}
 	c.ctrl.Stop()
 	close(c.stop)
-	c.loop.shutdown()
 }
 
 // quietStart is the endpoint reconciler kube-apiserver uses with a fixed

@@ -61,10 +61,10 @@ func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface, *clientv3.
 // server, and the default ServiceCIDR is Ready; a second start (a restart)
 // keeps them.
 func TestKubernetesService(t *testing.T) {
-	api, client, _ := startAPI(t)
+	_, client, _ := startAPI(t)
 	public := net.ParseIP("192.0.2.10")
 	_, cidr, _ := net.ParseCIDR("10.96.0.0/12")
-	cfg := KubernetesService{Handler: api.Handler(), ServiceIP: net.ParseIP("10.96.0.1"), PublicIP: public,
+	cfg := KubernetesService{Client: client, ServiceIP: net.ParseIP("10.96.0.1"), PublicIP: public,
 		SecurePort: 6443, EndpointInterval: 200 * time.Millisecond, ServiceCIDR: cidr}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -22,7 +22,7 @@ import (
 // bitmaps of another range) are taken in by the repair at start, and the
 // allocations move to the configured range.
 func TestRepair(t *testing.T) {
-	api, client, etcdClient := startAPI(t)
+	_, client, etcdClient := startAPI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	old := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "old"}, Spec: corev1.ServiceSpec{
@@ -46,7 +46,7 @@ func TestRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := KubernetesService{Handler: api.Handler(), ServiceIP: net.ParseIP("10.96.0.1"), SecurePort: 6443,
+	c, err := KubernetesService{Client: client, ServiceIP: net.ParseIP("10.96.0.1"), SecurePort: 6443,
 		Repair: &Repair{Registries: registries, ClusterIPRange: cidr, NodePortRange: ports}}.Start(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
-	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/bootstrap"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/storage"
@@ -19,7 +18,7 @@ import (
 // server listening on port: the repairs of the Services' allocations (it
 // returns once they have run), the `kubernetes` Service and the default
 // ServiceCIDR.
-func startKubernetesService(ctx context.Context, o *Options, api *apiserver.Server, client *clientv3.Client, port int,
+func startKubernetesService(ctx context.Context, o *Options, sh *shared, client *clientv3.Client, port int,
 	log *slog.Logger) (*bootstrap.Controller, error) {
 	serviceIPs, nodePorts, err := o.serviceRanges()
 	if err != nil {
@@ -34,7 +33,7 @@ func startKubernetesService(ctx context.Context, o *Options, api *apiserver.Serv
 	if err != nil {
 		return nil, err
 	}
-	c, err := bootstrap.KubernetesService{Handler: api.Handler(), ServiceIP: serviceIP,
+	c, err := bootstrap.KubernetesService{Client: sh.client, ServiceIP: serviceIP,
 		PublicIP: advertiseAddress(o, log), SecurePort: port, ServiceCIDR: serviceIPs,
 		Repair: &bootstrap.Repair{Registries: registries, ClusterIPRange: serviceIPs, NodePortRange: nodePorts}}.Start(ctx)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/storage"
@@ -73,6 +74,9 @@ type Options struct {
 	// RequestTimeout bounds requests that are not long-running (504
 	// after it), as kube-apiserver's --request-timeout; 0 is unbounded.
 	RequestTimeout time.Duration
+	// Audit is the audit log: kube-apiserver's --audit-policy-file,
+	// --audit-log-path and the log's rotation and format flags.
+	Audit audit.Options
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -133,6 +137,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
+	}
+	if err := o.Audit.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
@@ -120,9 +121,15 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, err
 	}
-	before := credentialFiles(o)
-	authenticate, tlsConfig, token, caPEM, err := secure(o)
+	auditor, err := audit.New(o.Audit)
 	if err != nil {
+		api.Close()
+		return nil, err
+	}
+	before := credentialFiles(o)
+	authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
+	if err != nil {
+		auditor.Close()
 		api.Close()
 		return nil, err
 	}
@@ -132,27 +139,40 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
 		Authenticate:                authenticate,
+		Audit:                       func(h http.Handler) http.Handler { return auditor.Audit(h, filters.IsLongRunning) },
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,
 		Logger:                      log,
 	})
+	handler = auditor.Init(handler)
 	if o.PlainHTTP {
 		handler = plainHTTPGuard(handler)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		api.Close()
+		auditor.Close()
 		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	kubernetesService, err := startKubernetesService(readyCtx, o, api, client, ln.Addr().(*net.TCPAddr).Port, log)
+	sh, err := newShared(api)
 	if err != nil {
 		ln.Close()
 		api.Close()
+		auditor.Close()
 		return nil, err
 	}
+	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
+		sh.close()
+		ln.Close()
+		api.Close()
+		auditor.Close()
+		return nil, err
+	}
+	sh.start()
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -160,8 +180,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
 		kubernetesService.Stop()
+		sh.close()
 		ln.Close()
 		api.Close()
+		auditor.Close()
 		return nil, err
 	}
 	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
@@ -197,10 +219,12 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
 		}
 		api.Close()
+		auditor.Close()
 		stopCompaction()
 		cleanup()
 		if errors.Is(err, http.ErrServerClosed) {
@@ -214,7 +238,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 
 // secure prepares authentication (nil for plain HTTP), TLS, the admin
 // token and the CA clients should trust.
-func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -229,7 +253,7 @@ func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, [
 			tokens[t] = u
 		}
 	}
-	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed}
+	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed, Refused: auditor.FailedAuthentication}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)

@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/x509"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
 )
 
@@ -15,6 +17,10 @@ import (
 type Authenticator struct {
 	// Tokens maps bearer tokens to their users (see ParseTokenFile).
 	Tokens map[string]user.Info
+	// More, when set, checks the bearer tokens Tokens does not name
+	// (service-account JWTs): an error or a refusal makes the request
+	// 401, as an unknown token does.
+	More authenticator.Token
 	// ClientCA, when set, authenticates requests whose TLS client
 	// certificate it signed, for client authentication: the user is the
 	// certificate's Common Name, the groups its Organizations.
@@ -23,6 +29,10 @@ type Authenticator struct {
 	// credentials, lets it through as system:anonymous. kube-apiserver
 	// allows /healthz, /livez, /readyz and /version this way.
 	Anonymous func(*http.Request) bool
+	// Refused, when set, wraps the handler that answers 401 (the audit
+	// log records refused credentials, as kube-apiserver's
+	// WithFailedAuthenticationAudit does).
+	Refused func(http.Handler) http.Handler
 }
 
 // outcome of one way of authenticating.
@@ -67,21 +77,46 @@ func (a *Authenticator) bearer(r *http.Request) (user.Info, outcome) {
 	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
 		return nil, absent
 	}
+	return a.token(r.Context(), parts[1])
+}
+
+// token authenticates a bearer token: one of Tokens, or else one More
+// accepts.
+func (a *Authenticator) token(ctx context.Context, token string) (user.Info, outcome) {
 	// Every token is compared, in constant time over digests of equal
 	// length, so neither the time taken nor an early exit tells which
 	// prefix or which token length came close.
-	got := sha256.Sum256([]byte(parts[1]))
+	got := sha256.Sum256([]byte(token))
 	var found user.Info
-	for token, u := range a.Tokens {
-		want := sha256.Sum256([]byte(token))
+	for t, u := range a.Tokens {
+		want := sha256.Sum256([]byte(t))
 		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
 			found = u
 		}
 	}
-	if found == nil {
-		return nil, invalid
+	if found != nil {
+		return found, valid
 	}
-	return found, valid
+	if a.More != nil {
+		if resp, ok, err := a.More.AuthenticateToken(ctx, token); ok && err == nil {
+			return resp.User, valid
+		}
+	}
+	return nil, invalid
+}
+
+// AuthenticateToken implements authenticator.Token for TokenReviews: the
+// user a bearer token names, with system:authenticated, as requests with
+// that token are authenticated.
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	if token == "" {
+		return nil, false, nil
+	}
+	u, result := a.token(ctx, token)
+	if result != valid {
+		return nil, false, nil
+	}
+	return &authenticator.Response{User: withAuthenticatedGroup(u)}, true, nil
 }
 
 // clientCert authenticates the TLS client certificate of r against

@@ -20,10 +20,14 @@ const unauthorizedBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"stat
 // kube-apiserver's Status. The Authorization header of a request
 // authenticated by its token is removed before next sees it.
 func Middleware(a *Authenticator, next http.Handler) http.Handler {
+	var refuse http.Handler = http.HandlerFunc(unauthorized)
+	if a.Refused != nil {
+		refuse = a.Refused(refuse)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, ok, byToken := a.authenticate(r)
 		if !ok {
-			unauthorized(w, r)
+			refuse.ServeHTTP(w, r)
 			return
 		}
 		r = r.WithContext(request.WithUser(r.Context(), u))

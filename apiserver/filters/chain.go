@@ -29,6 +29,19 @@ type Config struct {
 	// requests it refuses and passes the others on with the user in the
 	// context (request.WithUser). nil serves every request anonymously.
 	Authenticate func(http.Handler) http.Handler
+	// Audit wraps a handler in the audit log (package audit), just inside
+	// authentication and outside impersonation, where kube-apiserver puts
+	// it; nil logs nothing.
+	Audit func(http.Handler) http.Handler
+	// Impersonate wraps a handler in impersonation (Impersonate-* headers,
+	// checked with the "impersonate" verb), just inside authentication and
+	// before the in-flight limits, where kube-apiserver puts it; nil
+	// impersonates nobody.
+	Impersonate func(http.Handler) http.Handler
+	// Authorize wraps the API in authorization: it answers 403 to the
+	// requests the authorizer does not allow; innermost, as in
+	// kube-apiserver. nil allows every authenticated request.
+	Authorize func(http.Handler) http.Handler
 	// KnownResource says whether a resource (and subresource, "" for
 	// none) is served; others are counted without group, version,
 	// resource and subresource labels, so that requests for made-up
@@ -64,8 +77,17 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 		}
 		api.ServeHTTP(w, r)
 	})
+	if cfg.Authorize != nil {
+		h = cfg.Authorize(h)
+	}
 	h = limitInFlight(h, newPool(cfg.MaxRequestsInFlight), newPool(cfg.MaxMutatingRequestsInFlight), cfg.Metrics)
 	h = captureUser(h)
+	if cfg.Impersonate != nil {
+		h = cfg.Impersonate(h)
+	}
+	if cfg.Audit != nil {
+		h = cfg.Audit(h)
+	}
 	if cfg.Authenticate != nil {
 		h = cfg.Authenticate(h)
 	}

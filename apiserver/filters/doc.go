@@ -11,8 +11,11 @@
 //	recover        a panic becomes a 500 and a logged stack
 //	bound          Config.Bound: the request timeout (package timeout)
 //	authenticate   Config.Authenticate (401s are still observed)
+//	audit          Config.Audit
+//	impersonate    Config.Impersonate
 //	max in flight  429 beyond --max-requests-inflight or
 //	               --max-mutating-requests-inflight
+//	authorize      Config.Authorize (403)
 //	/metrics       the metrics handler; every other path goes to the API
 //
 // Observation sits outside recovery so that a panic is counted and logged
@@ -33,5 +36,5 @@
 //     grow the label set.
 //   - A panic after the response has begun aborts the response
 //     (http.ErrAbortHandler) instead of appending a 500 to it.
-//   - There is no priority and fairness, audit or impersonation.
+//   - There is no priority and fairness.
 package filters

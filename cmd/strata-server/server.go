@@ -74,6 +74,12 @@ SIGINT or SIGTERM.
 	f.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "CIDR Services' cluster IPs are allocated from (the first is the kubernetes Service's)")
 	f.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "port range NodePort and LoadBalancer Services' node ports are allocated from, inclusive")
 	f.StringVar(&o.AdvertiseAddress, "advertise-address", "", "address the kubernetes Service's endpoints name (default: --bind-address, or the host's default address when that is loopback or unspecified)")
+	f.StringVar(&o.Audit.PolicyFile, "audit-policy-file", "", "audit policy (audit.k8s.io/v1 Policy); with --audit-log-path, requests are logged as it says")
+	f.StringVar(&o.Audit.LogPath, "audit-log-path", "", "file the audit events are appended to ('-': standard output)")
+	f.IntVar(&o.Audit.MaxAge, "audit-log-maxage", 0, "days to keep rotated audit log files (0: no limit)")
+	f.IntVar(&o.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files to keep (0: no limit)")
+	f.IntVar(&o.Audit.MaxSize, "audit-log-maxsize", 0, "megabytes an audit log file may reach before it is rotated (0: never rotated)")
+	f.StringVar(&o.Audit.Format, "audit-log-format", "json", "audit log format: json (an event per line) or legacy (one line of text per event)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
