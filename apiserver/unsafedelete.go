@@ -1,12 +1,15 @@
 package apiserver
 
 import (
+	"fmt"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/utils/ptr"
 )
 
@@ -23,7 +26,7 @@ func unsafeDelete(opts *metav1.DeleteOptions) bool {
 // kube-apiserver's corrupt object deleter. The option's conflicts with
 // other options were refused by ValidateDeleteOptions.
 func (s *Server) serveUnsafeDelete(w http.ResponseWriter, r *http.Request, c *call, opts *metav1.DeleteOptions) {
-	if err := authorizeUnsafeDelete(r, c); err != nil {
+	if err := s.authorizeUnsafeDelete(r, c); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -43,11 +46,30 @@ func (s *Server) serveUnsafeDelete(w http.ResponseWriter, r *http.Request, c *ca
 	})
 }
 
-// authorizeUnsafeDelete is where kube-apiserver also requires the verb
-// "unsafe-delete-ignore-read-errors" on the resource (beside "delete").
-// strata authorizes nothing yet; the authorizer, when it comes, plugs in
-// here (a 403 naming that verb).
-func authorizeUnsafeDelete(_ *http.Request, _ *call) error { return nil }
+// unsafeDeleteVerb is the verb kube-apiserver also requires, beside
+// "delete", for an unsafe deletion.
+const unsafeDeleteVerb = "unsafe-delete-ignore-read-errors"
+
+// authorizeUnsafeDelete asks Config.Authorizer (nil allows everything) for
+// unsafeDeleteVerb on the object, as kube-apiserver's delete handler does,
+// and refuses with its 403.
+func (s *Server) authorizeUnsafeDelete(r *http.Request, c *call) error {
+	if s.cfg.Authorizer == nil {
+		return nil
+	}
+	u, _ := genericapirequest.UserFrom(r.Context())
+	gr := c.res.kind.GroupResource()
+	record := authorizer.AttributesRecord{User: u, Verb: unsafeDeleteVerb, Namespace: c.info.Namespace, Name: c.info.Name,
+		APIGroup: gr.Group, APIVersion: c.info.APIVersion, Resource: gr.Resource, ResourceRequest: true}
+	decision, reason, err := s.cfg.Authorizer.Authorize(r.Context(), record)
+	switch {
+	case err != nil:
+		return apierrors.NewForbidden(gr, c.info.Name, fmt.Errorf("error while checking permission for %q, %w", unsafeDeleteVerb, err))
+	case decision != authorizer.DecisionAllow:
+		return apierrors.NewForbidden(gr, c.info.Name, fmt.Errorf("not permitted to do %q, reason: %s", unsafeDeleteVerb, reason))
+	}
+	return nil
+}
 
 // refuseUnsafeDeleteCollection is kube-apiserver's 422 for the option on
 // a collection delete.

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 )
 
 // TestUnsafeDeleteOfUndecodableObject: an object whose stored bytes do
@@ -100,4 +101,36 @@ func etcdKeyOf(t *testing.T, suffix string) string {
 		t.Fatalf("keys ending in %s: %v, want one", suffix, found)
 	}
 	return found[0]
+}
+
+// TestUnsafeDeleteAuthorization: the unsafe deletion also needs the verb
+// unsafe-delete-ignore-read-errors on the object, as on kube-apiserver;
+// without it the answer is kube-apiserver's 403 and nothing is deleted.
+func TestUnsafeDeleteAuthorization(t *testing.T) {
+	var asked []authorizer.Attributes
+	ts := newTestServer(t, func(c *Config) {
+		c.Authorizer = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+			asked = append(asked, a)
+			return authorizer.DecisionNoOpinion, "no RBAC policy matched", nil
+		})
+	})
+	if code, body := ts.send(t, "POST", cmPath, "application/json", []byte(`{"metadata":{"name":"guarded"}}`)); code != 201 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	if _, err := testEtcd.Put(context.Background(), etcdKeyOf(t, "/configmaps/default/guarded"), "garbage"); err != nil {
+		t.Fatal(err)
+	}
+	code, out := ts.send(t, "DELETE", cmPath+"/guarded?ignoreStoreReadErrorWithClusterBreakingPotential=true", "", nil)
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"guarded\" is forbidden: not permitted to do \"unsafe-delete-ignore-read-errors\", reason: no RBAC policy matched","reason":"Forbidden","details":{"name":"guarded","kind":"configmaps"},"code":403}` + "\n"
+	if code != 403 || string(out) != want {
+		t.Errorf("unsafe delete without the verb: %d\n%s\nwant 403\n%s", code, out, want)
+	}
+	wantAsked := authorizer.AttributesRecord{Verb: "unsafe-delete-ignore-read-errors", Namespace: "default", Name: "guarded",
+		APIVersion: "v1", Resource: "configmaps", ResourceRequest: true}
+	if len(asked) != 1 || !cmp.Equal(asked[0], authorizer.Attributes(wantAsked)) {
+		t.Errorf("authorizer asked %+v, want [%+v]", asked, wantAsked)
+	}
+	if code, _ := ts.send(t, "GET", cmPath+"/guarded", "", nil); code != 500 {
+		t.Errorf("GET after the refused delete: %d, want the corrupt object's 500", code)
+	}
 }
