@@ -102,8 +102,9 @@ func checkWAL(walDir string) (last uint64, err error) {
 	if len(snaps) == 0 {
 		return 0, fmt.Errorf("etcd: write-ahead log %s is damaged: it holds no committed snapshot record", walDir)
 	}
-	// The oldest snapshot record is in the oldest file: read from there.
-	w, err := wal.OpenForRead(lg, walDir, snaps[0])
+	// From the newest snapshot record, as etcd replays it: the entries
+	// after it, not the whole log, are held in memory.
+	w, err := wal.OpenForRead(lg, walDir, snaps[len(snaps)-1])
 	if err != nil {
 		return 0, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
 	}

@@ -47,19 +47,16 @@ func (s *Server) Run(ctx context.Context) error {
 		return nil
 	}
 	e, err := s.start()
+	if err == nil {
+		err = s.waitReady(ctx, e)
+	}
+	if err == nil {
+		err = s.restrictSockets()
+	}
 	if err != nil {
-		s.unlock()
-		close(s.done)
-		return err
-	}
-	if err := s.waitReady(ctx, e); err != nil {
-		closeBounded(e)
-		s.unlock()
-		close(s.done)
-		return err
-	}
-	if err := s.restrictSockets(); err != nil {
-		closeBounded(e)
+		if e != nil {
+			closeBounded(e)
+		}
 		s.unlock()
 		close(s.done)
 		return err
@@ -114,6 +111,11 @@ func startBounded(ec *embed.Config, timeout time.Duration) (*embed.Etcd, error) 
 	case r := <-ch:
 		return r.e, r.err
 	case <-time.After(timeout):
+		go func() { // a member that starts after all is not left running
+			if r := <-ch; r.e != nil {
+				r.e.Close()
+			}
+		}()
 		return nil, fmt.Errorf("etcd neither started nor failed within %s", timeout)
 	}
 }
