@@ -17,13 +17,32 @@ func methodNotAllowed() error {
 		"405: Method Not Allowed", 0, false)
 }
 
-// methodRefusal is the answer to a verb res does not serve at the path of
-// info: for built-in resources go-restful's 405, for custom resources
-// apiextensions-apiserver's, which names the verb and the resource
-// (NewMethodNotSupported; its handler has no router in front).
-func methodRefusal(res *resource, info *genericapirequest.RequestInfo) error {
-	if res.kind.CRD() == nil {
-		return methodNotAllowed()
+// refuseMethod answers a verb res does not serve at the path of info: for
+// built-in resources go-restful's 405; for custom resources the
+// apiextensions handler's answers, which has no router in front: a
+// namespaced kind outside a namespace is passed on to the not-found
+// handler (but for list and watch), whose answer is net/http's plain 404;
+// a PUT or PATCH without a name is its namer's 400; any other verb is
+// NewMethodNotSupported, naming it.
+func refuseMethod(w http.ResponseWriter, r *http.Request, res *resource, info *genericapirequest.RequestInfo) {
+	switch {
+	case res.kind.CRD() == nil:
+		writeError(w, methodNotAllowed())
+	case res.kind.Namespaced && info.Namespace == "" && !oneOf(info.Verb, "list", "watch"):
+		http.NotFound(w, r)
+	case oneOf(info.Verb, "update", "patch") && info.Name == "":
+		writeError(w, apierrors.NewBadRequest("name must be provided"))
+	default:
+		writeError(w, apierrors.NewMethodNotSupported(res.kind.GroupResource(), info.Verb))
 	}
-	return apierrors.NewMethodNotSupported(res.kind.GroupResource(), info.Verb)
+}
+
+// missingSubresource is the answer to a subresource res lacks: the 404 of
+// a path without a route for built-in resources, the apiextensions
+// handler's NotFound naming the object for custom resources.
+func missingSubresource(res *resource, info *genericapirequest.RequestInfo) error {
+	if res.kind.CRD() == nil {
+		return notFoundPath()
+	}
+	return apierrors.NewNotFound(res.kind.GroupResource(), info.Name)
 }

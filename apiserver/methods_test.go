@@ -42,4 +42,24 @@ func TestMethodNotAllowed(t *testing.T) {
 			t.Errorf("%s %s: %d\n%s\nwant 405\n%s", tt.method, tt.path, code, body, tt.want)
 		}
 	}
+	// The apiextensions handler's other refusals of custom resource paths.
+	const notFound = "404 page not found\n" // net/http's, from kube-apiserver's last delegate
+	const noName = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"name must be provided","reason":"BadRequest","code":400}` + "\n"
+	const noSubresource = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"widgets.example.com \"x\" not found","reason":"NotFound","details":{"name":"x","group":"example.com","kind":"widgets"},"code":404}` + "\n"
+	for _, tt := range []struct {
+		method, path string
+		code         int
+		want         string
+	}{
+		{"PUT", widgetsPath, 400, noName},
+		{"PATCH", widgetsPath, 400, noName},
+		{"DELETE", "/apis/example.com/v1/widgets", 404, notFound},
+		{"POST", "/apis/example.com/v1/widgets", 404, notFound},
+		{"GET", widgetsPath + "/x/log", 404, noSubresource},
+	} {
+		code, body := ts.send(t, tt.method, tt.path, "application/merge-patch+json", []byte("{}"))
+		if code != tt.code || string(body) != tt.want {
+			t.Errorf("%s %s: %d\n%s\nwant %d\n%s", tt.method, tt.path, code, body, tt.code, tt.want)
+		}
+	}
 }

@@ -83,12 +83,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Subresource != "" && !slices.Contains(res.kind.Subresources(), info.Subresource) {
-		writeError(w, notFoundPath())
+		writeError(w, missingSubresource(res, info))
 		return
 	}
 	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) ||
 		(info.Subresource != "" && !oneOf(info.Verb, "get", "update", "patch")) {
-		writeError(w, methodRefusal(res, info))
+		refuseMethod(w, r, res, info)
 		return
 	}
 	if info.Subresource == "scale" {
