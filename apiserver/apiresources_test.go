@@ -29,14 +29,7 @@ import (
 
 // notServed are the rows of the recording strata does not serve, each with
 // its reason (docs/server.md, "Known differences").
-var notServed = map[string]string{
-	"authentication.k8s.io/v1 selfsubjectreviews":       "authentication reviews come with the authorization issue",
-	"authentication.k8s.io/v1 tokenreviews":             "authentication reviews come with the authorization issue",
-	"authorization.k8s.io/v1 localsubjectaccessreviews": "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 selfsubjectaccessreviews":  "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 selfsubjectrulesreviews":   "authorization reviews come with the authorization issue",
-	"authorization.k8s.io/v1 subjectaccessreviews":      "authorization reviews come with the authorization issue",
-}
+var notServed = map[string]string{}
 
 // TestAPIResourcesMatchKubeAPIServer compares what `kubectl api-resources
 // -o wide` prints of strata (the same discovery call and columns) with the
@@ -172,12 +165,6 @@ func recordedAPIResources(t *testing.T) []string {
 // rows, pods/resize (InPlacePodVerticalScaling), is GA and locked on in
 // v1.37, so the rows are those of the default flags too.
 
-// notServedSubresources are the rows of that recording strata does not
-// serve, with their reason (docs/server.md, "Known differences").
-var notServedSubresources = map[string]string{
-	"v1 serviceaccounts/token": "TokenRequest comes with the authorization issue",
-}
-
 // TestAPISubresourcesMatchKubeAPIServer compares the subresources strata's
 // legacy discovery lists for each group-version of the resource recording
 // with the recording of kube-apiserver v1.37's subresources.
@@ -187,13 +174,7 @@ func TestAPISubresourcesMatchKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")[1:] {
-		f := strings.Split(line, "\t")
-		if _, skip := notServedSubresources[f[1]+" "+f[0]]; !skip {
-			want = append(want, line)
-		}
-	}
+	want := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")[1:]
 	versions := map[string]bool{}
 	for _, line := range recordedAPIResources(t) {
 		versions[strings.Split(line, "\t")[2]] = true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/registry/rest"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -74,6 +76,12 @@ type Config struct {
 	// audiences the server's tokens are for (--api-audiences).
 	TokenAuthenticator authenticator.Token
 	APIAudiences       authenticator.Audiences
+	// TokenRequest creates the TokenRequests of serviceaccounts/token
+	// (upstream's TokenREST, package satoken); nil answers them 404.
+	TokenRequest rest.NamedCreater
+	// ExtraHandlers serve paths outside the API (the OIDC discovery
+	// documents), behind the same filters.
+	ExtraHandlers map[string]http.Handler
 	// ReadyChecks are more /readyz checks (each also at /readyz/<name>),
 	// such as the etcd space alarm's.
 	ReadyChecks []HealthCheck
@@ -100,7 +108,7 @@ type Metrics interface {
 	SetWatchCacheBytes(gr schema.GroupResource, n int64)
 }
 
-// resource is one served kind and its store.
+// resource is one served kind and its store (nil for a review).
 type resource struct {
 	kind  *registry.Kind
 	store *storage.Store
@@ -199,7 +207,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 		seen := map[schema.GroupResource]bool{}
 		for _, r := range s.current().resources {
 			gr := r.kind.GroupResource()
-			if seen[gr] {
+			if seen[gr] || r.store == nil {
 				continue
 			}
 			seen[gr] = true
@@ -232,8 +240,11 @@ func (s *Server) EndWatches() {
 	s.endWatchesOnce.Do(func() { close(s.watchesEnd) })
 }
 
-// newResource starts the store of a kind.
+// newResource starts the store of a kind; a review has none.
 func (s *Server) newResource(k *registry.Kind) (*resource, error) {
+	if k.IsReview() {
+		return &resource{kind: k}, nil
+	}
 	sc := storage.Config{Client: s.cfg.Client, Resource: k.GroupResource(), Kind: k.GVK,
 		Namespaced: k.Namespaced, Logger: s.log}
 	if m := s.cfg.Metrics; m != nil {
@@ -288,8 +299,8 @@ var openAPIScheme = func() *runtime.Scheme {
 func openAPIResources(kinds []*registry.Kind) []openapi.Resource {
 	out := make([]openapi.Resource, 0, len(kinds))
 	for _, k := range kinds {
-		if !k.Allows("list") {
-			// bindings: the documentation installer wants a list kind.
+		if !k.Allows("list") && !k.IsReview() {
+			// bindings (docs/server.md, "Known differences").
 			continue
 		}
 		out = append(out, openAPIResource(k))
@@ -312,6 +323,9 @@ func (s *Server) WaitReady(ctx context.Context) error {
 		}
 	}
 	for _, r := range s.current().resources {
+		if r.store == nil {
+			continue
+		}
 		if err := r.store.WaitReady(ctx); err != nil {
 			return err
 		}
@@ -328,6 +342,8 @@ func (s *Server) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.current().resources {
-		r.store.Close()
+		if r.store != nil {
+			r.store.Close()
+		}
 	}
 }

@@ -2,7 +2,10 @@
 // /apis paths of every served kind, discovery, health, and the verbs get,
 // list, watch, create, update, patch, delete and deletecollection, each in
 // its own file, on package storage (etcd) and package registry (decoding,
-// defaulting, validation and strategies of the built-in kinds).
+// defaulting, validation and strategies of the built-in kinds); and the
+// authentication.k8s.io and authorization.k8s.io reviews, answered by
+// their upstream REST with Config's authorizer and token authenticator
+// (review.go).
 //
 // Answers follow kube-apiserver: metav1.Status errors with its reasons and
 // codes, lists and watch events as it encodes them (JSON, YAML or

@@ -132,7 +132,7 @@ func (s *Server) finalizeNamespaceLater(name string) {
 func (s *Server) emptyNamespace(ctx context.Context, ns string) (int, error) {
 	remaining := 0
 	for _, res := range s.current().resources {
-		if !res.kind.Namespaced {
+		if !res.kind.Namespaced || res.store == nil {
 			continue
 		}
 		list, err := res.store.List(ctx, ns, storage.ListOptions{})

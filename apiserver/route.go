@@ -45,6 +45,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
 	mux.HandleFunc("/apis/", s.serveAPI)
+	for path, h := range s.cfg.ExtraHandlers {
+		mux.Handle(path, h)
+	}
 	// Paths outside the API are kube-apiserver's plain-text 404 (its
 	// notfoundhandler ends in http.NotFound).
 	mux.HandleFunc("/", http.NotFound)
@@ -75,6 +78,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{info: info, res: res}
+	if res.kind.IsReview() {
+		s.serveReview(w, r, c)
+		return
+	}
 	if isBinding(c) {
 		s.serveBinding(w, r, c)
 		return

@@ -6,7 +6,7 @@ import (
 
 // serveMoreSubresource answers the subresources of built-in kinds besides
 // status, scale and binding, and says whether it did: pods/eviction
-// (eviction.go), the subresources kube-apiserver serves through a kubelet
+// (eviction.go), serviceaccounts/token (tokenrequest.go), the subresources kube-apiserver serves through a kubelet
 // (kubelet.go), and those whose get, update and patch are the object's
 // through their own strategy (namespaces/finalize,
 // certificatesigningrequests/approval, pods/ephemeralcontainers,
@@ -22,6 +22,14 @@ func (s *Server) serveMoreSubresource(w http.ResponseWriter, r *http.Request, c 
 			return true
 		}
 		s.serveEviction(w, r, c)
+		return true
+	}
+	if c.info.Subresource == "token" && kind.HasTokenRequest() {
+		if c.info.Verb != "create" {
+			writeError(w, methodNotAllowed())
+			return true
+		}
+		s.serveTokenRequest(w, r, c)
 		return true
 	}
 	if isKubelet, allowed := kind.KubeletSubresource(c.info.Subresource, c.info.Verb); isKubelet {

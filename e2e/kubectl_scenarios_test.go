@@ -78,13 +78,15 @@ func testApply(t *testing.T, k *kubectl, ns string) {
 	k.exact(t, "C=3 A=1 ", env...)
 }
 
-// testChunkSize lists five ConfigMaps two at a time: all five are printed
-// in one table, read with a first page and two continued pages.
+// testChunkSize lists five ConfigMaps (four and the namespace's
+// kube-root-ca.crt) two at a time: all five are printed in one table, read
+// with a first page and two continued pages.
 func testChunkSize(t *testing.T, k *kubectl, ns string) {
-	names := []string{"cm-1", "cm-2", "cm-3", "cm-4", "cm-5"}
+	names := []string{"cm-1", "cm-2", "cm-3", "cm-4"}
 	for _, name := range names {
 		k.exact(t, "configmap/"+name+" created\n", "create", "configmap", name, "-n", ns)
 	}
+	waitForRootCA(t, k, ns)
 	r := k.run(t, "get", "configmaps", "-n", ns, "--chunk-size=2", "-v=6")
 	if r.code != 0 {
 		t.Fatalf("want exit 0\n%v", r)
@@ -93,7 +95,7 @@ func testChunkSize(t *testing.T, k *kubectl, ns string) {
 	for _, name := range names {
 		want = append(want, []string{name, "0", ageCell})
 	}
-	checkTable(t, r.stdout, want)
+	checkTable(t, r.stdout, append(want, []string{"kube-root-ca.crt", "1", ageCell}))
 
 	// Request log lines of -v=6: "Response" verb="GET" url="https://…/configmaps?limit=2" …
 	lists := regexp.MustCompile(`url="[^"]*/api/v1/namespaces/` + regexp.QuoteMeta(ns) + `/configmaps\?([^"]*)"`)
@@ -111,6 +113,22 @@ func testChunkSize(t *testing.T, k *kubectl, ns string) {
 	}
 	if first != 1 || continued != 2 {
 		t.Errorf("list requests: %d first pages and %d continued, want 1 and 2 (five items, limit=2)\nstderr:\n%s", first, continued, r.stderr)
+	}
+}
+
+// waitForRootCA waits until the controllers have published kube-root-ca.crt
+// in ns, a moment after its creation.
+func waitForRootCA(t *testing.T, k *kubectl, ns string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		r := k.run(t, "get", "configmap", "kube-root-ca.crt", "-n", ns, "-o", "name")
+		if r.code == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no kube-root-ca.crt in %s\n%v", ns, r)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // TestRestart stops a server gracefully and starts it again on the same
 // data directory and port: the objects (same uid and resourceVersion), the
 // credentials and the kubeconfig are the same, and the old kubeconfig
-// still works.
+// and a service-account token issued before still work.
 func TestRestart(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -31,9 +31,11 @@ func TestRestart(t *testing.T) {
 	identity := []string{"get", "configmap/settings", "deployment/web", "-n", "keep", "-o",
 		`jsonpath={range .items[*]}{.kind} {.metadata.uid} {.metadata.resourceVersion}{"\n"}{end}`}
 	before := k.ok(t, identity...)
+	k.exact(t, "serviceaccount/keeper created\n", "create", "serviceaccount", "keeper", "-n", "keep")
+	saToken := strings.TrimSpace(k.ok(t, "create", "token", "keeper", "-n", "keep"))
 
 	pkiBefore := readDir(t, srv.pkiDir())
-	for _, name := range []string{"ca.crt", "server.crt", "admin.token"} {
+	for _, name := range []string{"ca.crt", "server.crt", "admin.token", "sa.key"} {
 		if _, ok := pkiBefore[name]; !ok {
 			t.Fatalf("no %s in %s (files: %v)", name, srv.pkiDir(), keys(pkiBefore))
 		}
@@ -71,6 +73,8 @@ func TestRestart(t *testing.T) {
 		{"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"},
 		{"web", "0/2", "0", "0", ageCell},
 	})
+	// The service-account signing key is kept: tokens stay valid.
+	old.exact(t, "serviceaccount/keeper\n", "--token", saToken, "get", "serviceaccount", "keeper", "-n", "keep", "-o", "name")
 	// The server goes on writing after the restart.
 	k.exact(t, "configmap/more created\n", "create", "configmap", "more", "-n", "keep")
 }

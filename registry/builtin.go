@@ -113,7 +113,7 @@ var (
 // builtin is the table of built-in kinds: every resource kube-apiserver
 // v1.37 serves with its default flags (see testdata/api-resources.txt),
 // in its preferred version (and autoscaling/v1 HorizontalPodAutoscalers), except the authentication.k8s.io and
-// authorization.k8s.io reviews and core bindings and componentstatuses.
+// authorization.k8s.io reviews (reviews.go).
 // Short names, categories and verbs are those of kube-apiserver's REST
 // storage for each resource (k8s.io/kubernetes/pkg/registry/<group>/<resource>/storage).
 var builtin = []Kind{
@@ -163,7 +163,7 @@ var builtin = []Kind{
 		strategy: service.Strategy, status: service.StatusStrategy, more: serviceSubresources,
 		attrs: service.GetAttrs},
 	{GVK: core.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true, ShortNames: []string{"sa"},
-		strategy: serviceaccount.Strategy},
+		strategy: serviceaccount.Strategy, more: serviceAccountSubresources},
 
 	// admissionregistration.k8s.io
 	{GVK: admission.WithKind("MutatingWebhookConfiguration"), Resource: "mutatingwebhookconfigurations",

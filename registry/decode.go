@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -97,13 +98,33 @@ func (k *Kind) checkTypeMeta(body []byte) (*schema.GroupVersionKind, error) {
 	if actual.Kind == "" {
 		actual.Kind = k.GVK.Kind
 	}
-	if actual.GroupVersion() != k.GVK.GroupVersion() {
-		return nil, k.decodeError(actual, fmt.Errorf("no kind %q is registered for version %q", actual.Kind, actual.GroupVersion()), body)
+	if *actual == k.GVK {
+		return actual, nil
 	}
-	if actual.Kind != k.GVK.Kind {
-		return nil, k.decodeError(actual, fmt.Errorf("the kind in the data (%s) does not match the expected kind (%s)", actual.Kind, k.GVK.Kind), body)
+	if err := k.otherKindError(*actual); err != nil {
+		return nil, k.decodeError(actual, err, body)
 	}
-	return actual, nil
+	return nil, k.decodeError(actual, fmt.Errorf("no kind %q is registered for version %q", actual.Kind, actual.GroupVersion()), body)
+}
+
+// otherKindError is kube-apiserver's error for a body of another kind the
+// scheme knows: its decoder reads the body as that kind and then fails to
+// convert it to the internal type of the kind (apimachinery's converter
+// words it). nil when the scheme does not know the body's kind, or when it
+// is this kind in another version.
+func (k *Kind) otherKindError(actual schema.GroupVersionKind) error {
+	if actual.GroupKind() == k.GVK.GroupKind() || !Scheme.Recognizes(actual) {
+		return nil
+	}
+	from, err := Scheme.New(actual)
+	if err != nil {
+		return nil
+	}
+	to, err := Scheme.New(k.GVK.GroupKind().WithVersion(runtime.APIVersionInternal))
+	if err != nil {
+		return nil
+	}
+	return fmt.Errorf("converting (%s) to (%s): unknown conversion", reflect.TypeOf(from).Elem(), reflect.TypeOf(to).Elem())
 }
 
 // decodeError words a body the kind cannot decode as kube-apiserver does:

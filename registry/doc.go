@@ -4,7 +4,8 @@
 // strategies (k8s.io/kubernetes/pkg/registry/...), and its Table columns
 // (k8s.io/kubernetes/pkg/printers). None of those rules is written here: this
 // package only wires the upstream functions to unstructured objects, which
-// is what strata's storage keeps.
+// is what strata's storage keeps. The reviews (reviews.go) are kinds too,
+// created and never stored: upstream's REST answers them.
 //
 // The HTTP layer (package apiserver) asks a Kind to prepare a create, an
 // update or a status update; what comes back is ready to store, or an

@@ -61,6 +61,9 @@ type Kind struct {
 	// allocator hands out what objects hold outside themselves (a
 	// Service's cluster IPs and node ports); nil for most kinds.
 	allocator Allocator
+	// review builds the upstream REST of a review kind (reviews.go);
+	// nil for the stored kinds.
+	review reviewREST
 }
 
 // GroupResource names the kind's resource.
@@ -139,9 +142,10 @@ var CRDResource = ext.WithResource("customresourcedefinitions")
 // Builtin returns the built-in kinds, sorted by group then resource. Each
 // call returns fresh copies.
 func Builtin() []*Kind {
-	out := make([]*Kind, len(builtin))
-	for i := range builtin {
-		k := builtin[i]
+	rows := append(append([]Kind(nil), builtin...), reviews...)
+	out := make([]*Kind, len(rows))
+	for i := range rows {
+		k := rows[i]
 		k.SingularName = singular(k.GVK.Kind)
 		k.fields = &fieldManagers{}
 		out[i] = &k

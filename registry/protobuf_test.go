@@ -65,7 +65,7 @@ func TestDecodeProtobufRejects(t *testing.T) {
 	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: "c"}}
 	_, _, err := k.DecodeProtobuf(protobufOf(t, cm), FieldValidationStrict)
-	want := `ConfigMap in version "v1" cannot be handled as a Deployment: no kind "ConfigMap" is registered for version "v1"`
+	want := `ConfigMap in version "v1" cannot be handled as a Deployment: converting (v1.ConfigMap) to (apps.Deployment): unknown conversion`
 	if !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("ConfigMap as a Deployment: %v, want 400 %q", err, want)
 	}

@@ -83,7 +83,7 @@ func TestCreateRejects(t *testing.T) {
 			message: `Deployment in version "v2" cannot be handled as a Deployment: no kind "Deployment" is registered for version "apps/v2"`,
 			body:    strings.Replace(deploymentBody, `"apps/v1"`, `"apps/v2"`, 1)},
 		{name: "wrong kind", resource: "configmaps", code: 400,
-			message: `Secret in version "v1" cannot be handled as a ConfigMap: the kind in the data (Secret) does not match the expected kind (ConfigMap)`,
+			message: `Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`,
 			body:    `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a"}}`},
 		{name: "namespace differs from the request's", resource: "configmaps", code: 400,
 			message: "the namespace of the provided object does not match the namespace sent on the request",

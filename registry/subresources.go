@@ -74,6 +74,9 @@ var (
 	nodeSubresources      = []subresource{kubeletSub("proxy", "NodeProxyOptions", proxyVerbs)}
 	serviceSubresources   = []subresource{kubeletSub("proxy", "ServiceProxyOptions", proxyVerbs)}
 	csrSubresources       = []subresource{updateSub("approval", certificates.ApprovalStrategy, getPatchUpdate)}
+	// serviceaccounts/token creates TokenRequests (package satoken,
+	// served by apiserver/tokenrequest.go).
+	serviceAccountSubresources = []subresource{{name: "token", gvk: tokenRequestGVK, verbs: []string{"create"}}}
 )
 
 func (k *Kind) subresource(name string) (subresource, bool) {
@@ -137,6 +140,13 @@ func (k *Kind) KubeletSubresource(name, verb string) (isKubelet, allowed bool) {
 		return false, false
 	}
 	return true, slices.Contains(s.verbs, verb)
+}
+
+// HasTokenRequest says whether the kind is ServiceAccount, with
+// serviceaccounts/token.
+func (k *Kind) HasTokenRequest() bool {
+	s, ok := k.subresource("token")
+	return ok && s.gvk == tokenRequestGVK
 }
 
 // HasEviction says whether the kind is Pod, with pods/eviction.

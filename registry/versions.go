@@ -47,9 +47,9 @@ func convertFunc(from, to schema.GroupVersionKind) func(*unstructured.Unstructur
 // the kind: kube-apiserver's hash (discovery.StorageVersionHash) of the
 // group, version and kind its objects are stored as, which storage
 // migrators watch for changes. "" for kinds whose objects are not stored
-// (bindings, componentstatuses), as kube-apiserver shows none for them.
+// (bindings, componentstatuses, the reviews), as kube-apiserver shows none for them.
 func (k *Kind) StorageVersionHash() string {
-	if k.GVK == core.WithKind("Binding") || k.GVK == core.WithKind("ComponentStatus") {
+	if k.GVK == core.WithKind("Binding") || k.GVK == core.WithKind("ComponentStatus") || k.IsReview() {
 		return ""
 	}
 	gvk := k.GVK

@@ -77,6 +77,9 @@ type Options struct {
 	// Audit is the audit log: kube-apiserver's --audit-policy-file,
 	// --audit-log-path and the log's rotation and format flags.
 	Audit audit.Options
+	// ServiceAccounts configure service-account tokens
+	// (serviceaccounts.go).
+	ServiceAccounts ServiceAccountOptions
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -101,7 +104,8 @@ func NewOptions() *Options {
 		ServiceClusterIPRange:       DefaultServiceClusterIPRange,
 		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
-		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
+		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight,
+		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true}}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.
@@ -139,6 +143,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
 	}
 	if err := o.Audit.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.ServiceAccounts.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {

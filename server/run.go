@@ -104,42 +104,69 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
-	space := storage.NewSpaceGuard(client, log)
-	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts, Storage: o.tuneStorage,
-		ReadyChecks: []apiserver.HealthCheck{{Name: "etcd-space", Check: space.Check}}})
-	if err != nil {
-		return nil, err
-	}
-	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	if err := api.WaitReady(readyCtx); err != nil {
-		api.Close()
-		return nil, err
-	}
-	if err := api.EnsureNamespaces(readyCtx); err != nil {
-		api.Close()
+	// undo, run backwards, stops what has started when a later step fails.
+	var undo []func()
+	fail := func(err error) (*Running, error) {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
 		return nil, err
 	}
 	auditor, err := audit.New(o.Audit)
 	if err != nil {
-		api.Close()
 		return nil, err
+	}
+	undo = append(undo, func() { auditor.Close() })
+	sa, err := newServiceAccounts(o)
+	if err != nil {
+		return fail(err)
+	}
+	tokenREST, err := sa.issuer.TokenREST(sa.client, nil)
+	if err != nil {
+		return fail(err)
 	}
 	before := credentialFiles(o)
-	authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
+	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
 	if err != nil {
-		auditor.Close()
-		api.Close()
-		return nil, err
+		return fail(err)
 	}
 	logNewCredentials(log, before, credentialFiles(o))
+	authenticator.APIAudiences = sa.issuer.APIAudiences()
+	authz := serverAuthorizer()
+	space := storage.NewSpaceGuard(client, log)
+	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		Authorizer: authz, TokenAuthenticator: authenticator,
+		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
+		Storage: o.tuneStorage, ReadyChecks: []apiserver.HealthCheck{{Name: "etcd-space", Check: space.Check}}})
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, api.Close)
+	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := api.WaitReady(readyCtx); err != nil {
+		return fail(err)
+	}
+	if err := api.EnsureNamespaces(readyCtx); err != nil {
+		return fail(err)
+	}
+	sh, err := newShared(api)
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, sh.close)
+	// Service-account tokens are checked on the shared informers; nothing
+	// is served before this.
+	sa.bind(sh)
+	authenticator.More = sa.authenticator(o, sh)
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
 		Authenticate:                authenticate,
 		Audit:                       func(h http.Handler) http.Handler { return auditor.Audit(h, filters.IsLongRunning) },
+		Impersonate:                 impersonate(authenticate, authz),
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,
 		Logger:                      log,
@@ -150,28 +177,20 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
-		api.Close()
-		auditor.Close()
-		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))
 	}
+	undo = append(undo, func() { ln.Close() })
+	sa.serveDiscovery(ln.Addr(), log)
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	sh, err := newShared(api)
-	if err != nil {
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
-	}
+	stopControllers := startServiceAccountControllers(o, sh, caPEM, log)
+	undo = append(undo, stopControllers)
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
-		sh.close()
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
+	undo = append(undo, kubernetesService.Stop)
 	sh.start()
 	scheme := "https"
 	if o.PlainHTTP {
@@ -179,12 +198,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
-		kubernetesService.Stop()
-		sh.close()
-		ln.Close()
-		api.Close()
-		auditor.Close()
-		return nil, err
+		return fail(err)
 	}
 	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
@@ -219,6 +233,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		stopControllers()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
@@ -236,18 +251,18 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	return r, nil
 }
 
-// secure prepares authentication (nil for plain HTTP), TLS, the admin
-// token and the CA clients should trust.
-func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+// secure prepares authentication (the authenticator, and its filter: nil
+// for plain HTTP), TLS, the admin token and the CA clients should trust.
+func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, nil, nil, "", nil, err
 	}
 	tokens := map[string]user.Info{token: &user.DefaultInfo{Name: "strata-admin", Groups: []string{user.SystemPrivilegedGroup}}}
 	if o.TokenAuthFile != "" {
 		extra, err := authn.ParseTokenFile(o.TokenAuthFile)
 		if err != nil {
-			return nil, nil, "", nil, err
+			return nil, nil, nil, "", nil, err
 		}
 		for t, u := range extra {
 			tokens[t] = u
@@ -258,11 +273,11 @@ func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)
 		if err != nil {
-			return nil, nil, "", nil, fmt.Errorf("--client-ca-file: %w", err)
+			return nil, nil, nil, "", nil, fmt.Errorf("--client-ca-file: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pemBytes) {
-			return nil, nil, "", nil, fmt.Errorf("--client-ca-file %s: no PEM certificate in it", o.ClientCAFile)
+			return nil, nil, nil, "", nil, fmt.Errorf("--client-ca-file %s: no PEM certificate in it", o.ClientCAFile)
 		}
 		a.ClientCA = pool
 		authn.ClientAuthTLS(tlsConfig, pool)
@@ -271,23 +286,23 @@ func secure(o *Options, auditor *audit.Auditor) (func(http.Handler) http.Handler
 		// Like kube-apiserver's old insecure port: clients do not send
 		// bearer tokens over plain HTTP, so it is served without
 		// authentication, on loopback only (Validate).
-		return nil, nil, token, nil, nil
+		return a, nil, nil, token, nil, nil
 	}
 	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
 	if certFile == "" {
 		serving, err := pki.EnsureServing(o.pkiDir(), servingHosts(o.BindAddress))
 		if err != nil {
-			return nil, nil, "", nil, err
+			return nil, nil, nil, "", nil, err
 		}
 		certFile, keyFile, caPEM = serving.CertFile, serving.KeyFile, serving.CAPEM
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
+		return nil, nil, nil, "", nil, fmt.Errorf("serving certificate %s: %w", certFile, err)
 	}
 	tlsConfig.Certificates = []tls.Certificate{cert}
 	authenticate := func(next http.Handler) http.Handler { return authn.Middleware(a, next) }
-	return authenticate, tlsConfig, token, caPEM, nil
+	return a, authenticate, tlsConfig, token, caPEM, nil
 }
 
 // anonymousAllowed are the paths kube-apiserver lets anonymous users read.

@@ -33,6 +33,9 @@ type Authenticator struct {
 	// log records refused credentials, as kube-apiserver's
 	// WithFailedAuthenticationAudit does).
 	Refused func(http.Handler) http.Handler
+	// APIAudiences are the audiences Tokens are good for when a
+	// TokenReview names audiences (AuthenticateToken).
+	APIAudiences authenticator.Audiences
 }
 
 // outcome of one way of authenticating.
@@ -83,6 +86,19 @@ func (a *Authenticator) bearer(r *http.Request) (user.Info, outcome) {
 // token authenticates a bearer token: one of Tokens, or else one More
 // accepts.
 func (a *Authenticator) token(ctx context.Context, token string) (user.Info, outcome) {
+	if found := a.static(token); found != nil {
+		return found, valid
+	}
+	if a.More != nil {
+		if resp, ok, err := a.More.AuthenticateToken(ctx, token); ok && err == nil {
+			return resp.User, valid
+		}
+	}
+	return nil, invalid
+}
+
+// static is the user of one of Tokens, or nil.
+func (a *Authenticator) static(token string) user.Info {
 	// Every token is compared, in constant time over digests of equal
 	// length, so neither the time taken nor an early exit tells which
 	// prefix or which token length came close.
@@ -94,29 +110,38 @@ func (a *Authenticator) token(ctx context.Context, token string) (user.Info, out
 			found = u
 		}
 	}
-	if found != nil {
-		return found, valid
-	}
-	if a.More != nil {
-		if resp, ok, err := a.More.AuthenticateToken(ctx, token); ok && err == nil {
-			return resp.User, valid
-		}
-	}
-	return nil, invalid
+	return found
 }
 
 // AuthenticateToken implements authenticator.Token for TokenReviews: the
 // user a bearer token names, with system:authenticated, as requests with
-// that token are authenticated.
+// that token are authenticated. Tokens are for no audience in
+// particular: as kube-apiserver wraps its token file
+// (authenticator.WrapAudienceAgnosticToken over --api-audiences), a
+// review that asks for audiences gets them only where they are among
+// APIAudiences, and else no user. More's answer, audiences included, is
+// kept.
 func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 	if token == "" {
 		return nil, false, nil
 	}
-	u, result := a.token(ctx, token)
-	if result != valid {
+	static := authenticator.TokenFunc(func(context.Context, string) (*authenticator.Response, bool, error) {
+		if u := a.static(token); u != nil {
+			return &authenticator.Response{User: withAuthenticatedGroup(u)}, true, nil
+		}
 		return nil, false, nil
+	})
+	if resp, ok, _ := authenticator.WrapAudienceAgnosticToken(a.APIAudiences, static).AuthenticateToken(ctx, token); ok {
+		return resp, true, nil
 	}
-	return &authenticator.Response{User: withAuthenticatedGroup(u)}, true, nil
+	if a.More != nil {
+		if resp, ok, err := a.More.AuthenticateToken(ctx, token); ok && err == nil {
+			out := *resp
+			out.User = withAuthenticatedGroup(resp.User)
+			return &out, true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 // clientCert authenticates the TLS client certificate of r against

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -152,11 +153,16 @@ func (s *Service) installResource(gv schema.GroupVersion, r Resource, k kinds) (
 	return services[0], nil
 }
 
-// newResourceStorage makes the documentation storage of a top-level resource.
-func newResourceStorage(r Resource, k kinds) (*resourceStorage, error) {
+// newResourceStorage makes the documentation storage of a top-level
+// resource: one that only creates (a review) has no list kind.
+func newResourceStorage(r Resource, k kinds) (rest.Storage, error) {
 	sample, err := k.New(r.GVK)
 	if err != nil {
 		return nil, fmt.Errorf("kind %v: %w", r.GVK, err)
+	}
+	if slices.Equal(r.Verbs, []string{"create"}) {
+		return &createStorage{kindStorage: kindStorage{gvk: r.GVK, newObject: sample.DeepCopyObject,
+			namespaced: r.Namespaced, singular: strings.ToLower(r.GVK.Kind)}}, nil
 	}
 	listGVK := r.GVK.GroupVersion().WithKind(r.listKind())
 	list, err := k.New(listGVK)

@@ -110,3 +110,16 @@ func (s *subresourceStorage) Get(context.Context, string, *metav1.GetOptions) (r
 func (s *subresourceStorage) Update(context.Context, string, rest.UpdatedObjectInfo, rest.ValidateObjectFunc, rest.ValidateObjectUpdateFunc, bool, *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	return nil, false, errNotServed
 }
+
+// createStorage documents a resource that is only created, such as the
+// authorization.k8s.io reviews: kube-apiserver's REST of those implements
+// rest.Creater alone, so the installer gives it one POST route.
+type createStorage struct {
+	kindStorage
+}
+
+var _ rest.Creater = (*createStorage)(nil)
+
+func (s *createStorage) Create(context.Context, runtime.Object, rest.ValidateObjectFunc, *metav1.CreateOptions) (runtime.Object, error) {
+	return nil, errNotServed
+}

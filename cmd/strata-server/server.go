@@ -80,6 +80,14 @@ SIGINT or SIGTERM.
 	f.IntVar(&o.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files to keep (0: no limit)")
 	f.IntVar(&o.Audit.MaxSize, "audit-log-maxsize", 0, "megabytes an audit log file may reach before it is rotated (0: never rotated)")
 	f.StringVar(&o.Audit.Format, "audit-log-format", "json", "audit log format: json (an event per line) or legacy (one line of text per event)")
+	sa := &o.ServiceAccounts
+	f.StringArrayVar(&sa.Issuers, "service-account-issuer", nil, "identifier of the service-account token issuer, the tokens' \"iss\" (default "+server.DefaultServiceAccountIssuer+"); repeated: the first signs, all are accepted")
+	f.StringSliceVar(&sa.APIAudiences, "api-audiences", nil, "audiences of the API: service-account tokens must name one (default: the issuers)")
+	f.StringArrayVar(&sa.KeyFiles, "service-account-key-file", nil, "PEM file of public or private keys that verify service-account tokens (repeatable; the signing key always does)")
+	f.StringVar(&sa.SigningKeyFile, "service-account-signing-key-file", "", "PEM private key (RSA or ECDSA) that signs service-account tokens (default: sa.key in the data directory, made at the first start)")
+	f.DurationVar(&sa.MaxTokenExpiration, "service-account-max-token-expiration", 0, "longest lifetime of an issued service-account token; longer requests are shortened (0: unbounded; else 1h to 2^32s)")
+	f.BoolVar(&sa.ExtendTokenExpiration, "service-account-extend-token-expiration", sa.ExtendTokenExpiration, "issue pod-bound tokens requested for 3607s for a year, as kube-apiserver's projected-token transition")
+	f.StringVar(&sa.JWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (default: https://ADDRESS/openid/v1/jwks, ADDRESS the one served at)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }

@@ -10,6 +10,8 @@
 //	server.crt, server.key  the serving certificate (1 year, reissued from the
 //	                        same CA when a host is missing or 30 days remain)
 //	admin.token             the admin bearer token (32 random bytes, hex)
+//	sa.key, sa.pub          the key that signs service-account tokens (RSA
+//	                        2048) and its public half
 //
 // Private keys and the token are written with mode 0600, every file through
 // a temporary file and a rename, so a crash never leaves half a file behind.
