@@ -84,7 +84,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 func (s *Server) createByApply(reqCtx context.Context, c *call, params writeParams, fm *fieldmanager.Manager,
 	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (*unstructured.Unstructured, error) {
 	if c.res.terminating {
-		return nil, errCreateTerminating
+		return nil, createTerminating(c.res, c.info.Name)
 	}
 	empty, err := fm.Empty()
 	if err != nil {

@@ -82,6 +82,16 @@ type Config struct {
 	// ExtraHandlers serve paths outside the API (the OIDC discovery
 	// documents), behind the same filters.
 	ExtraHandlers map[string]http.Handler
+	// ReadyChecks are more /readyz checks (each also at /readyz/<name>),
+	// such as the etcd space alarm's.
+	ReadyChecks []HealthCheck
+}
+
+// HealthCheck is a named check for /readyz: it fails with a reason that
+// is logged (the public response only names the check).
+type HealthCheck struct {
+	Name  string
+	Check func(context.Context) error
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics
@@ -94,6 +104,8 @@ type Metrics interface {
 	SetStorageObjects(gr schema.GroupResource, n int64)
 	// ObserveEtcd records one etcd request made for gr.
 	ObserveEtcd(operation string, gr schema.GroupResource, d time.Duration, err error)
+	// SetWatchCacheBytes reports the size of gr's watch cache history.
+	SetWatchCacheBytes(gr schema.GroupResource, n int64)
 }
 
 // resource is one served kind and its store (nil for a review).
@@ -238,6 +250,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if m := s.cfg.Metrics; m != nil {
 		gr := k.GroupResource()
 		sc.Observe = func(op string, d time.Duration, err error) { m.ObserveEtcd(op, gr, d, err) }
+		sc.ObserveCacheBytes = func(n int64) { m.SetWatchCacheBytes(gr, n) }
 	}
 	if k.CRD() != nil {
 		sc.StorageVersion, sc.OnRead = k.StorageVersion(), k.OnRead()

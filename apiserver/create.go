@@ -2,9 +2,11 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -15,13 +17,17 @@ import (
 // serveCreate answers POST to a collection: decode strictly, default,
 // prepare and validate as kube-apiserver does, check the namespace, store.
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
-	if c.res.terminating {
-		writeError(w, errCreateTerminating)
-		return
-	}
 	params, obj, decodeWarnings, err := s.readDecoded(r, c, "create")
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if c.res.terminating {
+		name := ""
+		if m, err := meta.Accessor(obj); err == nil {
+			name = m.GetName()
+		}
+		writeError(w, createTerminating(c.res, name))
 		return
 	}
 	warnings := &registry.Warnings{}
@@ -36,9 +42,13 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 	writeResult(w, c, http.StatusCreated, out.Object)
 }
 
-// errCreateTerminating refuses creates of a kind whose CRD is being deleted.
-var errCreateTerminating = statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-	"create not allowed while custom resource definition is terminating")
+// createTerminating refuses the create of a custom resource whose CRD is
+// being deleted, as the admission apiextensions-apiserver adds then
+// (forbidCreateAdmission): 403 naming the object.
+func createTerminating(res *resource, name string) error {
+	return apierrors.NewForbidden(res.kind.GroupResource(), name,
+		errors.New("create not allowed while custom resource definition is terminating"))
+}
 
 // prepareCreate turns a decoded object into the one to store (the kind's
 // create strategy and validation) and checks that its namespace takes new

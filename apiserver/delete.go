@@ -24,16 +24,20 @@ import (
 // its last finalizer. A namespace is marked Terminating and emptied in the
 // background (namespaces.go).
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
+	opts, err := s.deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if unsafeDelete(opts) {
+		s.serveUnsafeDelete(w, r, c, opts)
+		return
+	}
 	if c.res == s.namespaces {
 		if err := checkNamespaceDeletable(c.info.Name); err != nil {
 			writeError(w, err)
 			return
 		}
-	}
-	opts, err := s.deleteOptions(r)
-	if err != nil {
-		writeError(w, err)
-		return
 	}
 	out, deleted, err := s.deleteOne(r.Context(), c.res, c.info.Namespace, c.info.Name, opts)
 	if err != nil {
@@ -159,6 +163,9 @@ func queryDeleteOptions(q url.Values, opts *metav1.DeleteOptions) error {
 	}
 	if len(fromQuery.DryRun) > 0 {
 		opts.DryRun = fromQuery.DryRun
+	}
+	if fromQuery.IgnoreStoreReadErrorWithClusterBreakingPotential != nil {
+		opts.IgnoreStoreReadErrorWithClusterBreakingPotential = fromQuery.IgnoreStoreReadErrorWithClusterBreakingPotential
 	}
 	return nil
 }

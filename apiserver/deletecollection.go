@@ -14,6 +14,9 @@ import (
 // list of what was deleted or marked.
 func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c *call) {
 	opts, err := s.deleteOptions(r)
+	if err == nil {
+		err = refuseUnsafeDeleteCollection(opts)
+	}
 	if err != nil {
 		writeError(w, err)
 		return

@@ -20,16 +20,21 @@ const healthTimeout = 2 * time.Second
 // of kube-apiserver's: ping, log and etcd everywhere; on /readyz also
 // etcd-readiness, the watch caches' initial lists (kube-apiserver's
 // storage-readiness hook waits for the same) and shutdown, which fails
-// once a graceful shutdown has begun so that load balancers stop sending.
+// once a graceful shutdown has begun so that load balancers stop sending;
+// then Config.ReadyChecks.
 func (s *Server) installHealth(mux *http.ServeMux) {
 	etcd := s.healthCheck("etcd", s.checkEtcd)
 	live := []healthz.HealthChecker{healthz.PingHealthz, healthz.LogHealthz, etcd}
 	healthz.InstallHandler(mux, live...)
 	healthz.InstallLivezHandler(mux, live...)
-	healthz.InstallReadyzHandler(mux, append(live,
+	ready := append(live,
 		s.healthCheck("etcd-readiness", s.checkEtcd),
 		s.healthCheck("poststarthook/storage-readiness", s.WaitReady),
-		healthz.NewShutdownHealthz(s.watchesEnd))...)
+		healthz.NewShutdownHealthz(s.watchesEnd))
+	for _, c := range s.cfg.ReadyChecks {
+		ready = append(ready, s.healthCheck(c.Name, c.Check))
+	}
+	healthz.InstallReadyzHandler(mux, ready...)
 }
 
 // healthCheck names a check that is given healthTimeout and whose failure

@@ -26,7 +26,7 @@ func TestRefusals(t *testing.T) {
 			details: &metav1.StatusDetails{Name: ns, Kind: "namespaces"}}
 	}
 	notAllowed := statusWant{code: 405, reason: metav1.StatusReasonMethodNotAllowed,
-		message: "the server does not allow this method on the requested resource"}
+		message: "the server does not allow this method on the requested resource", details: &metav1.StatusDetails{}}
 	badRV := func(rv string) statusWant {
 		return statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
 			message: `metadata.resourceVersion: Invalid value: "` + rv + `": strconv.ParseUint: parsing "` + rv + `": invalid syntax`}

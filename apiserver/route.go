@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -90,14 +89,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if info.Subresource != "" && s.serveMoreSubresource(w, r, c) {
 		return
 	}
-	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) {
-		writeError(w, statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-			"the server does not allow this method on the requested resource"))
+	if info.Subresource != "" && !slices.Contains(res.kind.Subresources(), info.Subresource) {
+		writeError(w, missingSubresource(res, info))
 		return
 	}
-	if info.Subresource != "" &&
-		(!slices.Contains(res.kind.Subresources(), info.Subresource) || !oneOf(info.Verb, "get", "update", "patch")) {
-		writeError(w, notFoundPath())
+	if !methodAllowed(res, info) || (info.Subresource == "" && !res.kind.Allows(info.Verb)) ||
+		(info.Subresource != "" && !oneOf(info.Verb, "get", "update", "patch")) {
+		refuseMethod(w, r, res, info)
 		return
 	}
 	if info.Subresource == "scale" {

@@ -2,8 +2,6 @@ package apiserver
 
 import (
 	"net/http"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // serveMoreSubresource answers the subresources of built-in kinds besides
@@ -52,10 +50,4 @@ func (s *Server) serveMoreSubresource(w http.ResponseWriter, r *http.Request, c 
 		s.dispatch(w, r, c)
 	}
 	return true
-}
-
-// methodNotAllowed is kube-apiserver's answer to a verb a path does not serve.
-func methodNotAllowed() error {
-	return statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-		"the server does not allow this method on the requested resource")
 }

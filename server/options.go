@@ -15,6 +15,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/registry/servicealloc"
+	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/strategicpatch"
 )
 
@@ -44,6 +45,12 @@ type Options struct {
 	// PatchCompat selects apimachinery's exact strategic-merge-patch
 	// behaviour ("kubernetes") instead of strata's ("").
 	PatchCompat string
+	// QuotaBackendBytes is the embedded etcd's space quota, as etcd's
+	// --quota-backend-bytes (0: etcd's default, 2 GiB).
+	QuotaBackendBytes int64
+	// WatchCacheSizeBytes bounds each resource's watch cache history by
+	// the stored size of its events (0: storage.DefaultCacheBytes).
+	WatchCacheSizeBytes int64
 	// CompactionInterval is how often etcd history is compacted (0: the
 	// default of five minutes; negative: never).
 	CompactionInterval time.Duration
@@ -126,6 +133,12 @@ func (o *Options) Validate() error {
 	if o.MaxMutatingRequestsInFlight < 0 {
 		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight: %d must not be negative (0: unlimited)", o.MaxMutatingRequestsInFlight))
 	}
+	if o.QuotaBackendBytes < 0 {
+		errs = append(errs, fmt.Errorf("--quota-backend-bytes: %d must not be negative (0: etcd's default of 2 GiB)", o.QuotaBackendBytes))
+	}
+	if o.WatchCacheSizeBytes < 0 {
+		errs = append(errs, fmt.Errorf("--watch-cache-size-bytes: %d must not be negative (0: the default of %d)", o.WatchCacheSizeBytes, storage.DefaultCacheBytes))
+	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
 	}
@@ -178,6 +191,11 @@ func (o *Options) patchCompat() (strategicpatch.Compat, error) {
 		return strategicpatch.Kubernetes, nil
 	}
 	return 0, fmt.Errorf("--patch-compat: %q is not one of \"kubernetes\", \"strata\"", o.PatchCompat)
+}
+
+// tuneStorage applies the storage flags to each resource's store.
+func (o *Options) tuneStorage(c *storage.Config) {
+	c.CacheBytes = o.WatchCacheSizeBytes
 }
 
 // paths inside the data directory.

@@ -22,6 +22,11 @@ func TestValidateServiceFlags(t *testing.T) {
 		{name: "advertise address", edit: func(o *Options) { o.AdvertiseAddress = "192.0.2.5" }},
 		{name: "loopback advertise address", edit: func(o *Options) { o.AdvertiseAddress = "127.0.0.1" },
 			wantErr: "--advertise-address: cannot use public IP 127.0.0.1 with endpoint reconciler: may not be in the loopback range"},
+		{name: "quota", edit: func(o *Options) { o.QuotaBackendBytes = 8 << 20 }},
+		{name: "negative watch cache bound", edit: func(o *Options) { o.WatchCacheSizeBytes = -1 },
+			wantErr: "--watch-cache-size-bytes: -1 must not be negative (0: the default of 33554432)"},
+		{name: "negative quota", edit: func(o *Options) { o.QuotaBackendBytes = -1 },
+			wantErr: "--quota-backend-bytes: -1 must not be negative (0: etcd's default of 2 GiB)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

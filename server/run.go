@@ -84,7 +84,8 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	// reports its own listeners closing at every shutdown; its real
 	// failures reach the user through the API's errors and /readyz.
 	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers, LogLevel: "fatal",
-		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}.Complete()
+		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile,
+		QuotaBackendBytes: o.QuotaBackendBytes}.Complete()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,10 +133,12 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	logNewCredentials(log, before, credentialFiles(o))
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	authz := serverAuthorizer()
+	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
 		Authorizer: authz, TokenAuthenticator: authenticator,
-		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers()})
+		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
+		Storage: o.tuneStorage, ReadyChecks: []apiserver.HealthCheck{{Name: "etcd-space", Check: space.Check}}})
 	if err != nil {
 		return fail(err)
 	}
@@ -203,6 +206,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if o.CompactionInterval >= 0 {
 		go storage.NewCompactor(client, o.CompactionInterval, log).Run(compactCtx)
 	}
+	go space.Run(compactCtx, 0) // recovers from etcd's NOSPACE alarm
 	serveErr := make(chan error, 1)
 	go func() {
 		if o.PlainHTTP {

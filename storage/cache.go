@@ -31,8 +31,10 @@ type watchCache struct {
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
 	objs      map[string]*unstructured.Unstructured
-	modRevs   map[string]int64 // modification revision of each object in objs
-	keys      *keySet          // keys of objs, in order
+	modRevs   map[string]int64  // modification revision of each object in objs
+	sizes     map[string]int64  // stored size (key and JSON) of each object in objs
+	corrupt   map[string]*Error // keys whose newest bytes do not decode, and why
+	keys      *keySet           // keys of objs, in order
 	hist      *eventRing
 	changed   chan struct{} // closed and replaced whenever rev moves
 	watchers  map[uint64]*cacheWatcher
@@ -45,8 +47,10 @@ func newWatchCache(s *Store) *watchCache {
 		progress: make(chan struct{}, 1),
 		objs:     map[string]*unstructured.Unstructured{},
 		modRevs:  map[string]int64{},
+		sizes:    map[string]int64{},
+		corrupt:  map[string]*Error{},
 		keys:     newKeySet(),
-		hist:     newEventRing(s.cfg.CacheHistory),
+		hist:     newEventRing(s.cfg.CacheHistory, s.cfg.CacheBytes),
 		changed:  make(chan struct{}),
 		watchers: map[uint64]*cacheWatcher{},
 	}
@@ -80,22 +84,27 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	}
 	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
 	modRevs := make(map[string]int64, len(resp.Kvs))
+	sizes := make(map[string]int64, len(resp.Kvs))
+	corrupt := map[string]*Error{}
 	keys := newKeySet()
 	for _, kv := range resp.Kvs {
 		obj, err := c.s.decodeKV(kv)
 		if err != nil {
-			c.s.log.Error("watch cache: skipping undecodable object", "key", string(kv.Key), "err", err)
+			c.s.log.Error("watch cache: undecodable object", "key", string(kv.Key), "err", err)
+			corrupt[string(kv.Key)] = asCorrupt(err)
 			continue
 		}
 		objs[string(kv.Key)] = obj
 		modRevs[string(kv.Key)] = kv.ModRevision
+		sizes[string(kv.Key)] = int64(len(kv.Key) + len(kv.Value))
 		keys.insert(string(kv.Key))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.keys = objs, modRevs, keys
+	c.objs, c.modRevs, c.sizes, c.corrupt, c.keys = objs, modRevs, sizes, corrupt, keys
 	c.hist.reset()
+	c.observeBytesLocked()
 	c.rev = resp.Header.Revision
 	c.start = max(c.rev, c.compacted)
 	c.ready = true
@@ -144,10 +153,12 @@ func (c *watchCache) askProgress() {
 	}
 }
 
-// decoded pairs an etcd event with its decoded object.
+// decoded pairs an etcd event with its decoded object, or with why its
+// bytes do not decode.
 type decoded struct {
-	ev  *clientv3.Event
-	obj *unstructured.Unstructured
+	ev      *clientv3.Event
+	obj     *unstructured.Unstructured
+	corrupt *Error
 }
 
 // apply decodes a batch of etcd events outside the lock, then updates the
@@ -159,8 +170,8 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 		if ev.Type == clientv3.EventTypePut {
 			obj, err := c.s.decodeKV(ev.Kv)
 			if err != nil {
-				c.s.log.Error("watch cache: skipping undecodable object", "key", string(ev.Kv.Key), "err", err)
-				continue
+				c.s.log.Error("watch cache: undecodable object", "key", string(ev.Kv.Key), "err", err)
+				d.corrupt = asCorrupt(err)
 			}
 			d.obj = obj
 		}
@@ -173,9 +184,17 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 			c.recordLocked(ce)
 		}
 	}
+	c.observeBytesLocked()
 	if n := len(events); n > 0 && events[n-1].Kv.ModRevision > c.rev {
 		c.rev = events[n-1].Kv.ModRevision
 		c.broadcastLocked()
+	}
+}
+
+// observeBytesLocked reports the history's size to Config.ObserveCacheBytes.
+func (c *watchCache) observeBytesLocked() {
+	if f := c.s.cfg.ObserveCacheBytes; f != nil {
+		f(c.hist.bytes)
 	}
 }
 
@@ -183,30 +202,52 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 	key, rev := string(d.ev.Kv.Key), d.ev.Kv.ModRevision
 	prev := c.objs[key]
+	delete(c.corrupt, key)
+	if d.corrupt != nil {
+		// Reads of the key fail from now on; the old state must not be
+		// served as current. Watchers get no event: there is no object
+		// to send (kube-apiserver's watch cache cannot decode it either).
+		c.corrupt[key] = d.corrupt
+		c.forgetLocked(key)
+		return nil
+	}
 	if d.ev.Type == clientv3.EventTypeDelete {
 		if prev == nil {
 			return nil
 		}
-		delete(c.objs, key)
-		delete(c.modRevs, key)
-		c.keys.delete(key)
-		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev}
+		// The DELETED event holds a copy of the last state.
+		size := c.sizes[key]
+		c.forgetLocked(key)
+		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev, size: size}
 	}
+	size := int64(len(key) + len(d.ev.Kv.Value))
 	c.objs[key] = d.obj
 	c.modRevs[key] = rev
+	c.sizes[key] = size
 	if prev == nil {
 		c.keys.insert(key)
-		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev}
+		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev, size: size}
 	}
-	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev}
+	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev, size: size}
+}
+
+// forgetLocked removes key from the state.
+func (c *watchCache) forgetLocked(key string) {
+	if _, ok := c.objs[key]; !ok {
+		return
+	}
+	delete(c.objs, key)
+	delete(c.modRevs, key)
+	delete(c.sizes, key)
+	c.keys.delete(key)
 }
 
 // recordLocked appends to the history and dispatches to the watchers. A
 // watcher whose buffer is full is ended rather than allowed to stall the
 // cache; its client re-watches from the last revision it saw.
 func (c *watchCache) recordLocked(ce *cacheEvent) {
-	if old := c.hist.push(ce); old != nil {
-		c.start = max(c.start, old.rev)
+	if dropped := c.hist.push(ce); dropped != 0 {
+		c.start = max(c.start, dropped)
 	}
 	for id, w := range c.watchers {
 		if !strings.HasPrefix(ce.key, w.prefix) {
@@ -329,10 +370,13 @@ func (c *watchCache) reuse(kvs []*mvccpb.KeyValue) []*unstructured.Unstructured 
 // list pages through the cached objects under prefix. Items share their
 // content with the cache. A continue token it hands out names the cache's
 // revision, so the next pages read etcd at the same snapshot.
-func (c *watchCache) list(prefix string, p listPlan) page {
+func (c *watchCache) list(prefix string, p listPlan) (page, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.listLocked(prefix, p)
+	if err := c.corruptUnderLocked(prefix); err != nil {
+		return page{}, err
+	}
+	return c.listLocked(prefix, p), nil
 }
 
 func (c *watchCache) listLocked(prefix string, p listPlan) page {

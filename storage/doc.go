@@ -13,7 +13,13 @@
 // etcd; "0" and not-older-than reads are served by the per-type watch cache
 // (cache.go) without touching etcd; exact reads and continue tokens read etcd at
 // a revision, so every page of a paginated list is a snapshot of the first
-// page's revision. Watches start from the cache's history.
+// page's revision. Watches start from the cache's history, which is bounded
+// in events and in stored bytes (ring.go): a watch from before it is 410.
+//
+// An object whose stored bytes do not decode fails every read with
+// ErrCorrupt, as kube-apiserver's reads do; DeleteCorrupt removes it
+// (corrupt.go). SpaceGuard reports etcd's NOSPACE alarm and recovers from it
+// by compaction and defragmentation (space.go).
 //
 // Errors are *Error values. Each carries the apimachinery Status an HTTP
 // layer should write (it implements apierrors.APIStatus, and errors.As to

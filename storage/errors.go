@@ -120,6 +120,9 @@ func requestTooLarge(format string, args ...any) error {
 // internal wraps an unexpected failure (etcd unreachable, corrupt data) as a
 // 500 that names what was being done.
 func internal(cause error, format string, args ...any) error {
+	if isNoSpace(cause) {
+		return noSpace(cause)
+	}
 	err := fmt.Errorf(format+": %w", append(args, cause)...)
 	return newError(ErrInternal, apierrors.NewInternalError(err), cause)
 }

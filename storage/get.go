@@ -24,6 +24,9 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 	if err := s.cache.waitRevision(ctx, rv, s.cfg.TooLargeRVWait); err != nil {
 		return nil, err
 	}
+	if err := s.cache.corruptErr(key); err != nil {
+		return nil, err
+	}
 	obj := s.cache.get(key)
 	if obj == nil {
 		return nil, notFound(s.cfg.Resource, name)

@@ -37,15 +37,19 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 		if err := s.cache.waitRevision(ctx, p.rv, s.cfg.TooLargeRVWait); err != nil {
 			return nil, err
 		}
-		return s.toList(s.cache.list(prefix, p)), nil
+		pg, err := s.cache.list(prefix, p)
+		if err != nil {
+			return nil, err
+		}
+		return s.toList(pg), nil
 	case readContinue:
 		return s.listEtcd(ctx, prefix, prefix+p.token.Start, p.rv, p)
 	case readExact:
 		return s.listEtcd(ctx, prefix, prefix, p.rv, p)
 	}
 	if p.limit == 0 {
-		if list, ok := s.listConsistentFromCache(ctx, prefix, p); ok {
-			return list, nil
+		if list, ok, err := s.listConsistentFromCache(ctx, prefix, p); ok {
+			return list, err
 		}
 	}
 	return s.listEtcd(ctx, prefix, prefix, 0, p)
@@ -57,15 +61,19 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 // values), and once the cache has reached it the cache holds exactly what
 // a quorum range would return. ok is false when the cache cannot catch up
 // in time; the caller then reads etcd.
-func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool) {
+func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool, error) {
 	rev, err := s.currentRevision(ctx)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if err := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); err != nil {
-		return nil, false
+		return nil, false, nil
 	}
-	return s.toList(s.cache.list(prefix, p)), true
+	pg, err := s.cache.list(prefix, p)
+	if err != nil {
+		return nil, true, err
+	}
+	return s.toList(pg), true, nil
 }
 
 // listEtcd reads a page from etcd starting at key start, at revision rev
@@ -144,7 +152,9 @@ func (s *Store) fillPage(pg *page, resp *clientv3.GetResponse, prefix string, p 
 		if obj == nil {
 			var err error
 			if obj, err = s.decodeKV(kv); err != nil {
-				return false, err
+				// The first one met: this read stops there.
+				key := string(kv.Key)
+				return false, storeReadError(s.cfg.Resource, []string{key}, map[string]*Error{key: asCorrupt(err)})
 			}
 		}
 		if !p.pred.matches(obj) {

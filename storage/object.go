@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -41,13 +42,13 @@ func encode(obj *unstructured.Unstructured, apiVersion string) ([]byte, error) {
 
 // decode parses a stored object and sets metadata.resourceVersion to rev.
 // Integers decode as int64, as apimachinery's unstructured code expects.
-func decode(key string, value []byte, rev int64) (*unstructured.Unstructured, error) {
+func decode(value []byte, rev int64) (*unstructured.Unstructured, error) {
 	var content map[string]any
 	if err := utiljson.Unmarshal(value, &content); err != nil {
-		return nil, fmt.Errorf("decoding %s at revision %d: %w", key, rev, err)
+		return nil, fmt.Errorf("json: %w", err)
 	}
 	if content == nil {
-		return nil, fmt.Errorf("decoding %s at revision %d: not a JSON object", key, rev)
+		return nil, errors.New("json: not an object")
 	}
 	obj := &unstructured.Unstructured{Object: content}
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
@@ -73,15 +74,16 @@ func (s *Store) encodeObj(obj *unstructured.Unstructured) ([]byte, error) {
 	return encode(obj, s.versions.stored)
 }
 
-// decodeKV decodes an etcd key-value at its modification revision.
+// decodeKV decodes an etcd key-value at its modification revision. Any
+// failure is ErrCorrupt, as kube-apiserver deems every decoding error.
 func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error) {
-	obj, err := decode(string(kv.Key), kv.Value, kv.ModRevision)
+	obj, err := decode(kv.Value, kv.ModRevision)
 	if err != nil {
-		return nil, internal(err, "storage")
+		return nil, corruptObject(string(kv.Key), kv.ModRevision, err)
 	}
 	if c := s.cfg.Convert; c != nil {
 		if obj, err = c.FromStored(obj); err != nil {
-			return nil, internal(err, "storage: converting %s", kv.Key)
+			return nil, corruptObject(string(kv.Key), kv.ModRevision, fmt.Errorf("converting: %w", err))
 		}
 	}
 	if s.versions.served != "" {
@@ -91,7 +93,7 @@ func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error
 	}
 	if s.cfg.OnRead != nil {
 		if err := s.cfg.OnRead(obj); err != nil {
-			return nil, internal(err, "storage: reading %s", kv.Key)
+			return nil, corruptObject(string(kv.Key), kv.ModRevision, err)
 		}
 	}
 	return obj, nil

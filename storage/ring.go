@@ -16,29 +16,48 @@ type cacheEvent struct {
 	obj  *unstructured.Unstructured // new state; for DELETED the last state at the deletion revision
 	prev *unstructured.Unstructured // state before the change; nil for ADDED
 	rev  int64
+	// size is what the event holds in the history, in stored bytes: its
+	// key and the stored JSON of obj (prev is the previous event's obj).
+	size int64
 }
 
-// eventRing is the watch cache's bounded history, oldest first.
+// eventRing is the watch cache's bounded history, oldest first. It keeps
+// at most len(buf) events and at most maxBytes of their sizes.
 type eventRing struct {
-	buf  []*cacheEvent
-	head int // index of the oldest event
-	n    int
+	buf      []*cacheEvent
+	head     int // index of the oldest event
+	n        int
+	bytes    int64 // sum of the kept events' sizes
+	maxBytes int64
 }
 
-func newEventRing(capacity int) *eventRing {
-	return &eventRing{buf: make([]*cacheEvent, capacity)}
+func newEventRing(capacity int, maxBytes int64) *eventRing {
+	return &eventRing{buf: make([]*cacheEvent, capacity), maxBytes: maxBytes}
 }
 
-// push appends e and returns the event it evicted, if the ring was full.
-func (r *eventRing) push(e *cacheEvent) *cacheEvent {
-	if r.n < len(r.buf) {
-		r.buf[(r.head+r.n)%len(r.buf)] = e
-		r.n++
-		return nil
+// push appends e, evicting the oldest events as the bounds require, and
+// returns the newest revision it dropped (0: none): watches can start only
+// from it on. An event larger than maxBytes on its own is not kept.
+func (r *eventRing) push(e *cacheEvent) (dropped int64) {
+	if e.size > r.maxBytes {
+		r.reset()
+		return e.rev
 	}
+	for r.n > 0 && (r.n == len(r.buf) || r.bytes+e.size > r.maxBytes) {
+		dropped = r.popOldest().rev
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = e
+	r.n++
+	r.bytes += e.size
+	return dropped
+}
+
+func (r *eventRing) popOldest() *cacheEvent {
 	old := r.buf[r.head]
-	r.buf[r.head] = e
+	r.buf[r.head] = nil
 	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	r.bytes -= old.size
 	return old
 }
 
@@ -56,5 +75,5 @@ func (r *eventRing) after(rev int64) []*cacheEvent {
 
 func (r *eventRing) reset() {
 	clear(r.buf)
-	r.head, r.n = 0, 0
+	r.head, r.n, r.bytes = 0, 0, 0
 }

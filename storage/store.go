@@ -22,6 +22,7 @@ const (
 	DefaultBookmarkInterval = time.Minute
 	DefaultProgressInterval = time.Second
 	DefaultCacheHistory     = 10000
+	DefaultCacheBytes       = 32 << 20
 	DefaultWatchBuffer      = 1024
 )
 
@@ -69,6 +70,14 @@ type Config struct {
 	// CacheHistory is how many events the watch cache keeps for watch
 	// starts; default DefaultCacheHistory.
 	CacheHistory int
+	// CacheBytes bounds the same history by the stored size of its events
+	// (key and JSON; decoded objects take a few times more memory):
+	// beyond it the oldest events are dropped, and watches from before
+	// them are 410 Expired. Default DefaultCacheBytes.
+	CacheBytes int64
+	// ObserveCacheBytes, when set, is told the history's size after every
+	// change, for strata_watch_cache_bytes.
+	ObserveCacheBytes func(bytes int64)
 	// WatchBuffer is each watcher's event buffer; a watcher that falls this
 	// far behind is ended (the client re-watches). Default 1024.
 	WatchBuffer int
@@ -140,6 +149,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.CacheHistory <= 0 {
 		cfg.CacheHistory = DefaultCacheHistory
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = DefaultCacheBytes
 	}
 	if cfg.WatchBuffer <= 0 {
 		cfg.WatchBuffer = DefaultWatchBuffer

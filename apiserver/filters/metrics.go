@@ -45,6 +45,7 @@ type Metrics struct {
 	etcdDurations   *prometheus.HistogramVec
 	etcdRequests    *prometheus.CounterVec
 	etcdErrors      *prometheus.CounterVec
+	watchCacheBytes *prometheus.GaugeVec
 }
 
 var defaultMetrics = NewMetrics()

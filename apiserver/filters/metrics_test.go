@@ -138,6 +138,8 @@ func TestStorageMetrics(t *testing.T) {
 	m.ObserveEtcd("get", schema.GroupResource{Resource: "pods"}, 3*time.Millisecond, nil)
 	m.ObserveEtcd("get", schema.GroupResource{Resource: "pods"}, 30*time.Millisecond, errors.New("etcd: timeout"))
 	m.ObserveEtcd("listWithCount", schema.GroupResource{Group: "apps", Resource: "deployments"}, time.Second, nil)
+	m.SetWatchCacheBytes(schema.GroupResource{Resource: "secrets"}, 5<<20)
+	m.SetWatchCacheBytes(schema.GroupResource{Resource: "secrets"}, 3<<20)
 	families := s.scrape(t)
 
 	for _, tt := range []struct {
@@ -170,6 +172,9 @@ func TestStorageMetrics(t *testing.T) {
 		}},
 		{"etcd_request_errors_total", map[string]float64{
 			key("operation", "get", "group", "", "resource", "pods"): 1,
+		}},
+		{"strata_watch_cache_bytes", map[string]float64{
+			key("group", "", "resource", "secrets"): 3 << 20,
 		}},
 	} {
 		if diff := cmp.Diff(tt.want, values(families, tt.name)); diff != "" {

@@ -40,8 +40,14 @@ func (m *Metrics) registerStorage() {
 		Name: "etcd_request_errors_total",
 		Help: "Etcd failed request counts for each operation and object type.",
 	}, []string{"operation", "group", "resource"})
+	// kube-apiserver bounds its watch cache by events only and has no
+	// metric of its size: strata's name.
+	m.watchCacheBytes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "strata_watch_cache_bytes",
+		Help: "Stored size (keys and JSON) of the events in the watch cache's history, split by resource; bounded by --watch-cache-size-bytes.",
+	}, []string{"group", "resource"})
 	m.registry.MustRegister(m.watchEvents, m.watchEventSizes, m.storageObjects, m.resourceObjects,
-		m.etcdDurations, m.etcdRequests, m.etcdErrors)
+		m.etcdDurations, m.etcdRequests, m.etcdErrors, m.watchCacheBytes)
 }
 
 // WatchEventSent counts one event sent to a watch client of gvr
@@ -62,6 +68,12 @@ func (m *Metrics) WatchEventSent(gvr schema.GroupVersionResource, size int) {
 func (m *Metrics) SetStorageObjects(gr schema.GroupResource, n int64) {
 	m.storageObjects.WithLabelValues(gr.String()).Set(float64(n))
 	m.resourceObjects.WithLabelValues(gr.Group, gr.Resource).Set(float64(n))
+}
+
+// SetWatchCacheBytes sets the size of gr's watch cache history
+// (strata_watch_cache_bytes).
+func (m *Metrics) SetWatchCacheBytes(gr schema.GroupResource, n int64) {
+	m.watchCacheBytes.WithLabelValues(gr.Group, gr.Resource).Set(float64(n))
 }
 
 // ObserveEtcd records one etcd request for gr that took d: operation is

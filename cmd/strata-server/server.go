@@ -65,6 +65,8 @@ SIGINT or SIGTERM.
 	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "CA whose client certificates authenticate (CN user, O groups)")
 	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP without TLS or authentication instead of HTTPS (loopback addresses and Host names only; writes must name a Content-Type)")
 	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
+	f.Int64Var(&o.QuotaBackendBytes, "quota-backend-bytes", 0, "space quota of the embedded etcd's database, in bytes (0: etcd's default, 2 GiB); reaching it raises etcd's NOSPACE alarm, which strata clears by compacting and defragmenting")
+	f.Int64Var(&o.WatchCacheSizeBytes, "watch-cache-size-bytes", 0, "bound of each resource's watch cache history, in stored bytes of its events (0: 32 MiB); watches from before the oldest event kept are answered 410 Expired")
 	f.DurationVar(&o.CompactionInterval, "etcd-compaction-interval", 0, "how often to compact etcd history (default 5m; negative: never)")
 	f.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "most read-only requests served at once, beyond which they are answered 429 (0: unlimited; watches not counted)")
 	f.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "longest a request that is not a watch may take before it is answered 504 (0: unbounded); a shorter ?timeout= wins")

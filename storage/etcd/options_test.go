@@ -16,7 +16,9 @@ func TestOptionsComplete(t *testing.T) {
 		"cert without key":     {Servers: []string{"https://127.0.0.1:2379"}, CertFile: "c.pem"},
 		"port out of range":    {DataDir: "d", ClientPort: 70000},
 		"negative peer port":   {DataDir: "d", PeerPort: -1},
-		"unsupported protocol": {Servers: []string{"unix:///tmp/etcd.sock"}},
+		"unsupported protocol": {Servers: []string{"ftp://127.0.0.1:2379"}},
+		"relative socket":      {Servers: []string{"unix:etcd.sock"}},
+		"negative quota":       {DataDir: "d", QuotaBackendBytes: -1},
 	}
 	for name, o := range bad {
 		if _, err := o.Complete(); err == nil || !strings.HasPrefix(err.Error(), "etcd: options:") {
@@ -27,10 +29,18 @@ func TestOptionsComplete(t *testing.T) {
 	if err != nil || c.Embedded() || len(c.Endpoints()) != 2 {
 		t.Fatalf("external: %v %+v", err, c)
 	}
+	if _, err := (Options{Servers: []string{"unix:///run/strata/etcd/etcd.sock"}}).Complete(); err != nil {
+		t.Errorf("external unix socket: %v", err)
+	}
 	c, err = Options{DataDir: "rel"}.Complete()
 	if err != nil || !c.Embedded() || !filepath.IsAbs(c.opts.DataDir) ||
-		!strings.HasPrefix(c.Endpoints()[0], "http://127.0.0.1:") || !strings.HasPrefix(c.PeerURL(), "http://127.0.0.1:") {
+		c.Endpoints()[0] != "unix://"+filepath.Join(c.opts.DataDir, "etcd.sock") ||
+		c.PeerURL() != "unix://"+filepath.Join(c.opts.DataDir, "peer.sock") || c.QuotaBackendBytes() != 2<<30 {
 		t.Fatalf("embedded: %v %+v", err, c)
+	}
+	c, err = Options{DataDir: "rel", ClientPort: 0, PeerPort: 1}.Complete()
+	if err != nil || !strings.HasPrefix(c.Endpoints()[0], "http://127.0.0.1:") || c.PeerURL() != "http://127.0.0.1:1" {
+		t.Fatalf("embedded on TCP ports: %v %+v", err, c)
 	}
 }
 

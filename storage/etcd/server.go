@@ -3,11 +3,10 @@ package etcd
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
@@ -16,11 +15,16 @@ import (
 	"go.uber.org/zap"
 )
 
+// closeTimeout bounds how long a member that failed to start may take to
+// close: a damaged data directory can leave etcd's Close blocked for ever.
+const closeTimeout = 5 * time.Second
+
 // Server runs (or stands for) the etcd that strata uses.
 type Server struct {
 	cfg  *Config
 	mu   sync.Mutex
 	etcd *embed.Etcd
+	lock *os.File // the data directory's lock, held while the member runs
 	done chan struct{}
 }
 
@@ -33,18 +37,27 @@ func NewServer(cfg *Config) *Server {
 // the configured StartTimeout. It returns when etcd is ready; the member is
 // stopped when ctx ends, after which Done is closed. For external etcd, Run
 // only arranges for Done to close when ctx ends.
+//
+// Before etcd starts, the data directory is locked (a second process on it
+// fails at once) and checked for the damage etcd would hang or panic on; the
+// error then names the file and what to do.
 func (s *Server) Run(ctx context.Context) error {
 	if !s.cfg.Embedded() {
 		go func() { <-ctx.Done(); close(s.done) }()
 		return nil
 	}
 	e, err := s.start()
-	if err != nil {
-		close(s.done)
-		return fmt.Errorf("etcd: starting embedded etcd in %s: %w", s.cfg.opts.DataDir, err)
+	if err == nil {
+		err = s.waitReady(ctx, e)
 	}
-	if err := s.waitReady(ctx, e); err != nil {
-		e.Close()
+	if err == nil {
+		err = s.restrictSockets()
+	}
+	if err != nil {
+		if e != nil {
+			closeBounded(e)
+		}
+		s.unlock()
 		close(s.done)
 		return err
 	}
@@ -57,22 +70,82 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-e.Server.StopNotify():
 		}
 		e.Close()
+		s.unlock()
 		close(s.done)
 	}()
 	return nil
 }
 
-// start starts the member. Ports the launcher chose itself may have been
-// taken by another process since; then it chooses again, a few times.
+// start locks and checks the data directory and starts the member.
 func (s *Server) start() (*embed.Etcd, error) {
-	for attempt := 1; ; attempt++ {
-		e, err := embed.StartEtcd(s.embedConfig())
-		if err == nil || !s.cfg.autoPorts || attempt == 3 || !errors.Is(err, syscall.EADDRINUSE) {
-			return e, err
+	dir := s.cfg.opts.DataDir
+	lock, err := lockDataDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.lock = lock
+	if err := checkDataDir(dir); err != nil {
+		return nil, err
+	}
+	e, err := startBounded(s.embedConfig(), s.cfg.opts.StartTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("etcd: starting embedded etcd in %s: %w", dir, err)
+	}
+	return e, nil
+}
+
+// startBounded is embed.StartEtcd, given at most timeout: when it fails it
+// closes what it began itself, which a damaged directory can block, so the
+// failure is reported after timeout instead of never.
+func startBounded(ec *embed.Config, timeout time.Duration) (*embed.Etcd, error) {
+	type result struct {
+		e   *embed.Etcd
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		e, err := embed.StartEtcd(ec)
+		ch <- result{e, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.e, r.err
+	case <-time.After(timeout):
+		go func() { // a member that starts after all is not left running
+			if r := <-ch; r.e != nil {
+				r.e.Close()
+			}
+		}()
+		return nil, fmt.Errorf("etcd neither started nor failed within %s", timeout)
+	}
+}
+
+// closeBounded closes a member that failed to start, giving up after
+// closeTimeout: the process is about to report the failure and exit.
+func closeBounded(e *embed.Etcd) {
+	done := make(chan struct{})
+	go func() { e.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeTimeout):
+	}
+}
+
+// restrictSockets makes the client socket's own mode 0600 too (its
+// directory, 0700, already keeps other users out).
+func (s *Server) restrictSockets() error {
+	if p := s.cfg.Socket(); p != "" {
+		if err := os.Chmod(p, 0o600); err != nil {
+			return fmt.Errorf("etcd: restricting socket %s to mode 0600: %w", p, err)
 		}
-		if err := s.cfg.choosePorts(); err != nil {
-			return nil, err
-		}
+	}
+	return nil
+}
+
+func (s *Server) unlock() {
+	if s.lock != nil {
+		s.lock.Close() // closing the descriptor releases the flock
+		s.lock = nil
 	}
 }
 
@@ -101,12 +174,20 @@ func (s *Server) embedConfig() *embed.Config {
 	ec.AdvertiseClientUrls = []url.URL{s.cfg.clientURL}
 	ec.ListenPeerUrls = []url.URL{s.cfg.peerURL}
 	ec.AdvertisePeerUrls = []url.URL{s.cfg.peerURL}
+	if s.cfg.unix {
+		// A single member has no peers to listen for (etcd listens for
+		// peers on a unix socket only at a path relative to its working
+		// directory, or else on an abstract socket any process could
+		// reach). The advertised URL only names the member.
+		ec.ListenPeerUrls = nil
+	}
 	ec.InitialCluster = ec.InitialClusterFromName(o.Name)
 	if o.InitialCluster != "" {
 		ec.InitialCluster = o.InitialCluster
 		ec.InitialClusterToken = "strata"
 	}
 	ec.MaxRequestBytes = o.MaxRequestBytes
+	ec.QuotaBackendBytes = o.QuotaBackendBytes
 	ec.LogLevel = o.LogLevel
 	ec.LogOutputs = []string{"stderr"}
 	ec.UnsafeNoFsync = o.UnsafeNoFsync

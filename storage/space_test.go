@@ -1,0 +1,109 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratadev/strata/storage/etcd"
+)
+
+// TestSpaceQuotaRecovery: once etcd's database reaches its quota, writes
+// get kube-apiserver's answer (500, etcd's message), the guard's check
+// fails naming the alarm, and Recover compacts, defragments and disarms,
+// after which writes work and the compaction is recorded for the stores.
+func TestSpaceQuotaRecovery(t *testing.T) {
+	ctx := context.Background()
+	cli := smallQuotaEtcd(t)
+	s := newTestStore(t, func(c *Config) { c.Client = cli })
+	g := NewSpaceGuard(cli, nil)
+	if err := g.Check(ctx); err != nil {
+		t.Fatalf("check before the quota is reached: %v", err)
+	}
+	fillToQuota(t, cli)
+	_, err := s.Create(ctx, widget("default", "after-full", nil))
+	want := metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: "etcdserver: mvcc: database space exceeded"}
+	var st interface{ Status() metav1.Status }
+	if !errors.Is(err, ErrNoSpace) || !errors.As(err, &st) || !equality.Semantic.DeepEqual(st.Status(), want) {
+		t.Fatalf("create when full: %v, want %+v", err, want)
+	}
+	if err := g.Check(ctx); err == nil || !strings.HasPrefix(err.Error(), "etcd: database space exceeded (NOSPACE alarm on member ") {
+		t.Fatalf("check when full: %v", err)
+	}
+	r, err := g.Recover(ctx)
+	if err != nil || !r.Disarmed || r.After >= r.Quota || r.Quota != 4<<20 || r.After >= r.Before {
+		t.Fatalf("recover: %+v %v", r, err)
+	}
+	if err := g.Check(ctx); err != nil {
+		t.Fatalf("check after recovery: %v", err)
+	}
+	if _, err := s.Create(ctx, widget("default", "after-recovery", nil)); err != nil {
+		t.Fatalf("create after recovery: %v", err)
+	}
+	resp, err := cli.Get(ctx, compactRevKey)
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != strconv.FormatInt(r.Revision, 10) {
+		t.Fatalf("%s after recovery: %v %v, want %d", compactRevKey, resp, err, r.Revision)
+	}
+	if r, err := g.Recover(ctx); err != nil || !r.Disarmed {
+		t.Fatalf("a second recovery: %+v %v", r, err)
+	}
+}
+
+// TestSpaceGuardRun: the guard's loop notices the alarm and recovers by
+// itself.
+func TestSpaceGuardRun(t *testing.T) {
+	cli := smallQuotaEtcd(t)
+	g := NewSpaceGuard(cli, nil)
+	fillToQuota(t, cli)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go g.Run(ctx, 10*time.Millisecond)
+	eventually(t, "the guard to disarm the alarm", func() bool { return g.Check(ctx) == nil })
+	if _, err := cli.Put(ctx, "/after", "v"); err != nil {
+		t.Fatalf("put after the guard recovered: %v", err)
+	}
+}
+
+// smallQuotaEtcd starts an etcd member with a 4 MiB space quota for the
+// test and returns a client of it.
+func smallQuotaEtcd(t *testing.T) *clientv3.Client {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := startEtcd(ctx, etcd.Options{DataDir: filepath.Join(t.TempDir(), "etcd"), UnsafeNoFsync: true,
+		LogLevel: "fatal", QuotaBackendBytes: 4 << 20})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-srv.Done() })
+	cli, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// fillToQuota writes until etcd refuses for lack of space.
+func fillToQuota(t *testing.T, cli *clientv3.Client) {
+	t.Helper()
+	fill := strings.Repeat("x", 512<<10)
+	for i := 0; i < 100; i++ {
+		_, err := cli.Put(context.Background(), "/fill", fill)
+		if isNoSpace(err) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("100 puts of 512 KiB did not reach a 4 MiB quota")
+}
