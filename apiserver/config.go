@@ -74,6 +74,10 @@ type Config struct {
 	// audiences the server's tokens are for (--api-audiences).
 	TokenAuthenticator authenticator.Token
 	APIAudiences       authenticator.Audiences
+	// ReadyChecks are more /readyz checks, by name (the server's
+	// post-start hooks, "poststarthook/rbac/bootstrap-roles"): nil when
+	// done, an error until then.
+	ReadyChecks map[string]func(context.Context) error
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics
@@ -159,6 +163,7 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
+	s.setAuthorization()
 	var err error
 	if s.openapi, err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
 		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {

@@ -3,7 +3,9 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"k8s.io/apiserver/pkg/server/healthz"
@@ -19,17 +21,24 @@ const healthTimeout = 2 * time.Second
 // withheld, as the paths are public). The checks are the ones strata has
 // of kube-apiserver's: ping, log and etcd everywhere; on /readyz also
 // etcd-readiness, the watch caches' initial lists (kube-apiserver's
-// storage-readiness hook waits for the same) and shutdown, which fails
+// storage-readiness hook waits for the same), Config.ReadyChecks and
+// shutdown, which fails
 // once a graceful shutdown has begun so that load balancers stop sending.
 func (s *Server) installHealth(mux *http.ServeMux) {
 	etcd := s.healthCheck("etcd", s.checkEtcd)
 	live := []healthz.HealthChecker{healthz.PingHealthz, healthz.LogHealthz, etcd}
 	healthz.InstallHandler(mux, live...)
 	healthz.InstallLivezHandler(mux, live...)
-	healthz.InstallReadyzHandler(mux, append(live,
+	ready := append(live,
 		s.healthCheck("etcd-readiness", s.checkEtcd),
-		s.healthCheck("poststarthook/storage-readiness", s.WaitReady),
-		healthz.NewShutdownHealthz(s.watchesEnd))...)
+		s.healthCheck("poststarthook/storage-readiness", s.WaitReady))
+	for _, name := range slices.Sorted(maps.Keys(s.cfg.ReadyChecks)) {
+		// Not logged: a hook that has not finished is the normal state
+		// of a starting server, which its own controllers poll.
+		check := s.cfg.ReadyChecks[name]
+		ready = append(ready, healthz.NamedCheck(name, func(r *http.Request) error { return check(r.Context()) }))
+	}
+	healthz.InstallReadyzHandler(mux, append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)
 }
 
 // healthCheck names a check that is given healthTimeout and whose failure

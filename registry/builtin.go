@@ -262,10 +262,12 @@ var builtin = []Kind{
 		strategy: poddisruptionbudget.Strategy, status: poddisruptionbudget.StatusStrategy},
 
 	// rbac.authorization.k8s.io
-	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
-	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy},
-	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy},
-	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy},
+	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy,
+		escalation: clusterRoleBindingEscalation},
+	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy, escalation: clusterRoleEscalation},
+	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy,
+		escalation: roleBindingEscalation},
+	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy, escalation: roleEscalation},
 
 	// resource.k8s.io
 	{GVK: resourcegv.WithKind("DeviceClass"), Resource: "deviceclasses", strategy: deviceclass.Strategy},

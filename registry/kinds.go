@@ -61,6 +61,10 @@ type Kind struct {
 	// allocator hands out what objects hold outside themselves (a
 	// Service's cluster IPs and node ports); nil for most kinds.
 	allocator Allocator
+	// escalation builds the RBAC kinds' escalation check, guard, once the
+	// server's authorizer is known (escalation.go); nil for other kinds.
+	escalation escalationCheck
+	guard      policyStorage
 }
 
 // GroupResource names the kind's resource.

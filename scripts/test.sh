@@ -24,14 +24,15 @@ stage "go test"
 go test -count=1 ./...
 
 # heavy lists the packages that link k8s.io/kubernetes,
-# apiextensions-apiserver or kube-apiserver's generic filters, or whose tests
+# apiextensions-apiserver or kube-apiserver's generic filters (server or
+# endpoints: the request timeout, authorization), or whose tests
 # do (the API server's registry, its field manager, the request timeout and
 # everything above them). Building them again
 # instrumented, for the race detector or a fuzzing binary, costs CI over ten
 # minutes on two cores; they run once, uninstrumented, with their fuzz seed
 # corpora, in "go test" above. ALL=1 instruments them too.
 heavy=$(go list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
-  awk '/ k8s.io\/(kubernetes|apiextensions-apiserver)\/| k8s.io\/apiserver\/pkg\/server\/filters( |$)/{print $1}' | tr '\n' ' ')
+  awk '/ k8s.io\/(kubernetes|apiextensions-apiserver)\/| k8s.io\/apiserver\/pkg\/(server|endpoints)\/filters( |$)/{print $1}' | tr '\n' ' ')
 light() { for p in "$@"; do case " $heavy " in *" $p "*) if [ "${ALL:-}" = 1 ]; then echo "$p"; fi;; *) echo "$p";; esac; done; }
 
 # Concurrent code runs again under the race detector.

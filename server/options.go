@@ -12,6 +12,7 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/authz"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/strategicpatch"
@@ -63,6 +64,14 @@ type Options struct {
 	AdvertiseAddress string
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
+	// AuthorizationModes are kube-apiserver's --authorization-mode (default
+	// RBAC); AuthorizationPolicyFile and AuthorizationWebhookConfigFile
+	// its ABAC policy and webhook kubeconfig. AnonymousAuth lets requests
+	// without credentials through as system:anonymous, for authorization
+	// to decide (--anonymous-auth, default true); false answers them 401.
+	AuthorizationModes                                      []string
+	AuthorizationPolicyFile, AuthorizationWebhookConfigFile string
+	AnonymousAuth                                           bool
 	// RequestTimeout bounds requests that are not long-running (504
 	// after it), as kube-apiserver's --request-timeout; 0 is unbounded.
 	RequestTimeout time.Duration
@@ -90,7 +99,9 @@ func NewOptions() *Options {
 		ServiceClusterIPRange:       DefaultServiceClusterIPRange,
 		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
-		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight}
+		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight,
+		AuthorizationModes:          []string{authz.DefaultMode},
+		AnonymousAuth:               true}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.
@@ -120,6 +131,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
+	}
+	if err := o.authzConfig(nil).Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {
 		errs = append(errs, err)

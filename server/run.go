@@ -23,6 +23,7 @@ import (
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/apiserver/filters"
+	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
@@ -102,8 +103,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
+	az := newAuthorization()
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts})
+		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		Authorizer: &az.late, RuleResolver: &az.late, ReadyChecks: az.readyChecks()})
 	if err != nil {
 		return nil, err
 	}
@@ -118,24 +121,12 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return nil, err
 	}
 	before := credentialFiles(o)
-	authenticate, tlsConfig, token, caPEM, err := secure(o)
+	authenticate, tlsConfig, token, caPEM, err := secure(o, anonymous(o, log))
 	if err != nil {
 		api.Close()
 		return nil, err
 	}
 	logNewCredentials(log, before, credentialFiles(o))
-	handler := filters.Chain(api.Handler(), filters.Config{
-		MaxRequestsInFlight:         o.MaxRequestsInFlight,
-		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
-		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
-		Authenticate:                authenticate,
-		KnownResource:               api.KnownResource,
-		Metrics:                     metrics,
-		Logger:                      log,
-	})
-	if o.PlainHTTP {
-		handler = plainHTTPGuard(handler)
-	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		api.Close()
@@ -150,6 +141,25 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		api.Close()
 		return nil, err
 	}
+	if err := az.prepare(readyCtx, o, sh); err != nil {
+		sh.close()
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
+	handler := filters.Chain(api.Handler(), filters.Config{
+		MaxRequestsInFlight:         o.MaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
+		Authenticate:                authenticate,
+		Authorize:                   authorize.New(&az.late),
+		KnownResource:               api.KnownResource,
+		Metrics:                     metrics,
+		Logger:                      log,
+	})
+	if o.PlainHTTP {
+		handler = plainHTTPGuard(handler)
+	}
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
 		sh.close()
@@ -158,6 +168,13 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return nil, err
 	}
 	sh.start()
+	if err := az.wait(readyCtx, sh); err != nil {
+		kubernetesService.Stop()
+		sh.close()
+		ln.Close()
+		api.Close()
+		return nil, err
+	}
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -218,9 +235,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	return r, nil
 }
 
-// secure prepares authentication (nil for plain HTTP), TLS, the admin
-// token and the CA clients should trust.
-func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+// secure prepares authentication (as the privileged plainHTTPUser for
+// plain HTTP), TLS, the admin token and the CA clients should trust;
+// anonymous is the authenticator's rule for requests without credentials.
+func secure(o *Options, anonymous func(*http.Request) bool) (func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -235,7 +253,7 @@ func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, [
 			tokens[t] = u
 		}
 	}
-	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed}
+	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymous}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)
@@ -252,8 +270,9 @@ func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, [
 	if o.PlainHTTP {
 		// Like kube-apiserver's old insecure port: clients do not send
 		// bearer tokens over plain HTTP, so it is served without
-		// authentication, on loopback only (Validate).
-		return nil, nil, token, nil, nil
+		// authentication, on loopback only (Validate): as a member of
+		// system:masters.
+		return asPlainHTTPUser, nil, token, nil, nil
 	}
 	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
 	if certFile == "" {
@@ -270,15 +289,6 @@ func secure(o *Options) (func(http.Handler) http.Handler, *tls.Config, string, [
 	tlsConfig.Certificates = []tls.Certificate{cert}
 	authenticate := func(next http.Handler) http.Handler { return authn.Middleware(a, next) }
 	return authenticate, tlsConfig, token, caPEM, nil
-}
-
-// anonymousAllowed are the paths kube-apiserver lets anonymous users read.
-func anonymousAllowed(r *http.Request) bool {
-	switch r.URL.Path {
-	case "/healthz", "/livez", "/readyz", "/version":
-		return true
-	}
-	return false
 }
 
 func servingHosts(bind string) []string {
