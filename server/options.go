@@ -12,8 +12,8 @@ import (
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/stratadev/strata/apiserver/filters"
-	"github.com/stratadev/strata/authz"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
+	"github.com/stratadev/strata/authz"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/strategicpatch"
 )
