@@ -264,10 +264,12 @@ var builtin = []Kind{
 	// rbac.authorization.k8s.io
 	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy,
 		escalation: clusterRoleBindingEscalation},
-	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy, escalation: clusterRoleEscalation},
+	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy, defaultTable: true,
+		escalation: clusterRoleEscalation},
 	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy,
 		escalation: roleBindingEscalation},
-	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy, escalation: roleEscalation},
+	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy, defaultTable: true,
+		escalation: roleEscalation},
 
 	// resource.k8s.io
 	{GVK: resourcegv.WithKind("DeviceClass"), Resource: "deviceclasses", strategy: deviceclass.Strategy},
