@@ -319,3 +319,14 @@ func toClusterRoleBinding(t *testing.T, u *unstructured.Unstructured) *rbacv1.Cl
 	}
 	return out
 }
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+func toRole(t *testing.T, u *unstructured.Unstructured) *rbacv1.Role {
+	t.Helper()
+	out := &rbacv1.Role{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
