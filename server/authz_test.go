@@ -91,6 +91,7 @@ func TestRBACMatrix(t *testing.T) {
 	expected := want.authorizer()
 	admin := dynamicFor(t, s.admin)
 
+	got := map[string]string{} // "user verb resource": the 403's message
 	cells, allowed := 0, 0
 	for _, u := range matrixUsers {
 		c := dynamicFor(t, s.as(u.name))
@@ -125,11 +126,33 @@ func TestRBACMatrix(t *testing.T) {
 				if gotMsg != wantMsg {
 					t.Errorf("%s %s %s: got 403 %q, want %q (\"\": allowed)", u.name, verb, res.gvr.Resource, gotMsg, wantMsg)
 				}
+				got[u.name+" "+verb+" "+res.gvr.Resource] = gotMsg
 				cells++
 				if wantMsg == "" {
 					allowed++
 				}
 			}
+		}
+	}
+	// A few cells by hand.
+	for cell, want := range map[string]string{
+		"nobody list secrets":       `secrets is forbidden: User "nobody" cannot list resource "secrets" in API group "" in the namespace "team"`,
+		"viewer get secrets":        `secrets "target" is forbidden: User "viewer" cannot get resource "secrets" in API group "" in the namespace "team"`,
+		"viewer create configmaps":  `configmaps is forbidden: User "viewer" cannot create resource "configmaps" in API group "" in the namespace "team"`,
+		"viewer watch deployments":  "",
+		"editor create deployments": "",
+		"editor create rolebindings": `rolebindings.rbac.authorization.k8s.io is forbidden: User "editor" cannot create resource "rolebindings" ` +
+			`in API group "rbac.authorization.k8s.io" in the namespace "team"`,
+		"nsadmin create rolebindings": "",
+		"editor get namespaces":       `namespaces "target" is forbidden: User "editor" cannot get resource "namespaces" in API group "" in the namespace "target"`,
+		"nsadmin list customresourcedefinitions": `customresourcedefinitions.apiextensions.k8s.io is forbidden: User "nsadmin" cannot list ` +
+			`resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope`,
+		"editor watch gadgets":                  `gadgets.example.com is forbidden: User "editor" cannot watch resource "gadgets" in API group "example.com" in the namespace "team"`,
+		"root deletecollection namespaces":      "",
+		"root delete customresourcedefinitions": "",
+	} {
+		if got[cell] != want {
+			t.Errorf("%s: got 403 %q, want %q (\"\": allowed)", cell, got[cell], want)
 		}
 	}
 	t.Logf("%d cells (%d users × %d resources × %d verbs), %d allowed", cells, len(matrixUsers), len(matrixResources),
