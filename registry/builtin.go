@@ -99,11 +99,11 @@ var (
 	apiExtensions = []string{"api-extensions"}
 )
 
-// Strategies that take arguments. strata authorizes nothing (every
-// authenticated user may do everything): the admission policies'
-// paramKind checks and resource claims' admin-access checks are skipped
-// as upstream skips them without an authorizer, and a PodCertificateRequest's
-// signer check is allowed.
+// Strategies that take arguments. They are given no authorizer (the
+// server's is known only later; see escalation.go for the RBAC kinds'):
+// the admission policies' paramKind checks and resource claims'
+// admin-access checks are skipped as upstream skips them without an
+// authorizer, and a PodCertificateRequest's signer check is allowed.
 var (
 	vapStrategy = validatingadmissionpolicy.NewStrategy(nil, nil)
 	pcrStrategy = podcertificaterequest.NewStrategy()
