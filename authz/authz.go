@@ -97,9 +97,13 @@ func New(ctx context.Context, cfg Config) (*Authorizer, error) {
 	if cfg.Informers == nil {
 		return nil, errors.New("authz: an informer factory is required")
 	}
+	inf, err := newBindingsFactory(cfg.Informers)
+	if err != nil {
+		return nil, fmt.Errorf("authz: %w", err)
+	}
 	backoff := webhookRetryBackoff
 	kc := kubeauthorizer.Config{PolicyFile: cfg.PolicyFile, WebhookRetryBackoff: &backoff,
-		VersionedInformerFactory: cfg.Informers, AuthorizationConfiguration: configuration(cfg)}
+		VersionedInformerFactory: inf, AuthorizationConfiguration: configuration(cfg)}
 	a, rules, err := kc.New(ctx, "strata")
 	if err != nil {
 		return nil, fmt.Errorf("authorization: %w", err)

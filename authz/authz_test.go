@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"testing"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,4 +78,56 @@ func TestNewRefuses(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tc.cfg.Modes, err, tc.want)
 		}
 	}
+}
+
+// TestBindingsFollowChanges: the kept lists of bindings follow creates
+// and deletes of RoleBindings and ClusterRoleBindings.
+func TestBindingsFollowChanges(t *testing.T) {
+	client := fake.NewClientset(&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cm-reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}})
+	inf := informers.NewSharedInformerFactory(client, 0)
+	a, err := New(context.Background(), Config{Modes: []string{"RBAC"}, Informers: inf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer func() { close(stop); inf.Shutdown() }()
+	inf.Start(stop)
+	inf.WaitForCacheSync(stop)
+	alice := &user.DefaultInfo{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	attrs := authorizer.AttributesRecord{User: alice, Verb: "get", Namespace: "ns", Resource: "configmaps",
+		APIVersion: "v1", ResourceRequest: true}
+	waitDecision := func(want authorizer.Decision) {
+		t.Helper()
+		for range 200 {
+			if d, _, _ := a.Authorize(t.Context(), attrs); d == want {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("the decision did not become %v", want)
+	}
+	ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cm-reader"}
+	subjects := []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}}
+	waitDecision(authorizer.DecisionNoOpinion)
+	rbs := client.RbacV1().RoleBindings("ns")
+	if _, err := rbs.Create(t.Context(), &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Subjects: subjects, RoleRef: ref},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDecision(authorizer.DecisionAllow)
+	if err := rbs.Delete(t.Context(), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDecision(authorizer.DecisionNoOpinion)
+	crbs := client.RbacV1().ClusterRoleBindings()
+	if _, err := crbs.Create(t.Context(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Subjects: subjects,
+		RoleRef: ref}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDecision(authorizer.DecisionAllow)
+	if err := crbs.Delete(t.Context(), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitDecision(authorizer.DecisionNoOpinion)
 }
