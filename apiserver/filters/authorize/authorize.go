@@ -7,7 +7,8 @@
 // answers the requests it does not allow 403 with kube-apiserver's Status
 // (`secrets is forbidden: User "alice" cannot list resource "secrets" in
 // API group "" in the namespace "default"`), JSON or protobuf as the
-// client accepts; an authorizer error without a decision is 500.
+// client accepts; an authorizer error without a decision is its plain-text
+// 500.
 //
 // The package links kube-apiserver's generic filters: scripts/test.sh
 // counts it heavy (no race build).
