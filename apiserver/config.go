@@ -179,6 +179,7 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
+	s.setAuthorization()
 	var err error
 	if s.openapi, err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
 		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {

@@ -19,9 +19,9 @@ const healthTimeout = 2 * time.Second
 // withheld, as the paths are public). The checks are the ones strata has
 // of kube-apiserver's: ping, log and etcd everywhere; on /readyz also
 // etcd-readiness, the watch caches' initial lists (kube-apiserver's
-// storage-readiness hook waits for the same) and shutdown, which fails
-// once a graceful shutdown has begun so that load balancers stop sending;
-// then Config.ReadyChecks.
+// storage-readiness hook waits for the same), Config.ReadyChecks and
+// shutdown, which fails once a graceful shutdown has begun so that load
+// balancers stop sending.
 func (s *Server) installHealth(mux *http.ServeMux) {
 	etcd := s.healthCheck("etcd", s.checkEtcd)
 	live := []healthz.HealthChecker{healthz.PingHealthz, healthz.LogHealthz, etcd}
@@ -29,12 +29,11 @@ func (s *Server) installHealth(mux *http.ServeMux) {
 	healthz.InstallLivezHandler(mux, live...)
 	ready := append(live,
 		s.healthCheck("etcd-readiness", s.checkEtcd),
-		s.healthCheck("poststarthook/storage-readiness", s.WaitReady),
-		healthz.NewShutdownHealthz(s.watchesEnd))
+		s.healthCheck("poststarthook/storage-readiness", s.WaitReady))
 	for _, c := range s.cfg.ReadyChecks {
 		ready = append(ready, s.healthCheck(c.Name, c.Check))
 	}
-	healthz.InstallReadyzHandler(mux, ready...)
+	healthz.InstallReadyzHandler(mux, append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)
 }
 
 // healthCheck names a check that is given healthTimeout and whose failure

@@ -55,7 +55,9 @@ type Config struct {
 	// Only, when set, names the strata operations to run (get, list,
 	// list-rv0, create, patch, watch), each with its etcd counterpart;
 	// patch runs the server-side apply cells too; get-protobuf and
-	// list-protobuf run beside strata's JSON get-json and list-json.
+	// list-protobuf run beside strata's JSON get-json and list-json;
+	// get-rbac and create-rbac (a user under RBAC) beside get-masters and
+	// create-masters (the admin).
 	Only []string
 	// Timeout bounds the run (setup and cells); stopping the server and
 	// etcd afterwards takes at most a minute more.
@@ -132,8 +134,9 @@ func (c Config) validate() error {
 		}
 	}
 	for _, name := range c.Only {
-		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf}, name) {
-			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf", name))
+		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf,
+			opGetRBAC, opCreateRBAC}, name) {
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac", name))
 		}
 	}
 	return errors.Join(errs...)
@@ -188,6 +191,8 @@ type runner struct {
 	payload string
 	// counter numbers the patches, so that each changes its object.
 	counter atomic.Int64
+	// rbacReady: the RBAC cells' bindings exist (rbac.go).
+	rbacReady bool
 }
 
 // run prepares the data, then runs each operation pair at every

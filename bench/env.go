@@ -43,8 +43,8 @@ type env struct {
 	// requests do not share a connection with the watches.
 	writer kubernetes.Interface
 	// protobuf and json are clientsets configured for one content type
-	// each (protobuf.go).
-	protobuf, json kubernetes.Interface
+	// each (protobuf.go); user is the RBAC cells' user (rbac.go).
+	protobuf, json, user kubernetes.Interface
 
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
@@ -100,6 +100,10 @@ func (e *env) startServer(ctx context.Context) error {
 	o.CompactionInterval = -1 // no compaction in the middle of a cell
 	o.ShutdownTimeout = 10 * time.Second
 	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o.TokenAuthFile = filepath.Join(e.tmp, "tokens.csv")
+	if err := os.WriteFile(o.TokenAuthFile, []byte(benchUserToken+","+benchUser+",uid-bench\n"), 0o600); err != nil {
+		return fmt.Errorf("bench: token file: %w", err)
+	}
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	running, err := server.Start(srvCtx, o)
 	if err != nil {
@@ -121,6 +125,11 @@ func (e *env) startServer(ctx context.Context) error {
 	}
 	if e.json, err = clientsetFor(cfg, runtime.ContentTypeJSON); err != nil {
 		return err
+	}
+	ucfg := rest.AnonymousClientConfig(cfg)
+	ucfg.BearerToken = benchUserToken
+	if e.user, err = kubernetes.NewForConfig(ucfg); err != nil {
+		return fmt.Errorf("bench: client-go clientset: %w", err)
 	}
 	// client-go shares a transport between configs unless they have a
 	// Dial function (which it cannot compare).

@@ -30,9 +30,15 @@
 //   - shutdown: SIGTERM with watches open and writes in flight ends the
 //     watches cleanly, answers or refuses each write (never a 5xx), exits
 //     0, and keeps every acknowledged write;
-//   - security: TLS and bearer tokens by default (401 Status without or with
-//     a wrong token), anonymous health and version, no plain HTTP on the TLS
-//     port, plain HTTP only on loopback, --token-auth-file users;
+//   - security: TLS and bearer tokens by default (401 Status with a wrong
+//     token, kube-apiserver's 403 for anonymous requests beyond health and
+//     version), no plain HTTP on the TLS port, plain HTTP only on loopback,
+//     --token-auth-file users;
+//   - RBAC with kubectl: users bound to view, edit, admin, cluster-admin and
+//     nothing get, list, create and delete five kinds of objects, each
+//     answer what upstream's RBAC authorizer decides over the bootstrap
+//     policy (kubectl's report of the exact 403), and edit cannot bind
+//     admin.
 //   - kubectl auth, with both kubectls: whoami (table, -o json, --as with
 //     groups and extra), can-i (yes, --list, --as) as the admin and as a
 //     --token-auth-file user.

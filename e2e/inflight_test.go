@@ -17,8 +17,7 @@ import (
 )
 
 // The user of TestInFlightLimit's --token-auth-file: authenticated, not in
-// system:masters (strata authorizes every authenticated user, so it may
-// write).
+// system:masters (bound to cluster-admin, so it may write, and is limited).
 const (
 	floodToken = "e2e-flood-token-5c2e"
 	floodUser  = "bob"
@@ -121,6 +120,9 @@ func TestInFlightLimit(t *testing.T) {
 	for _, setup := range []struct{ path, body string }{
 		{"/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"flood"}}`},
 		{"/api/v1/namespaces/flood/configmaps", configMapJSON("existing")},
+		{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", `{"apiVersion":"rbac.authorization.k8s.io/v1",` +
+			`"kind":"ClusterRoleBinding","metadata":{"name":"flood"},"subjects":[{"kind":"User","name":"` + floodUser + `"}],` +
+			`"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"}}`},
 	} {
 		if a := send(admin, http.MethodPost, setup.path, setup.body); a.err != nil || a.code != http.StatusCreated {
 			t.Fatalf("POST %s: %d %v\n%s", setup.path, a.code, a.err, a.body)

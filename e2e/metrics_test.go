@@ -21,7 +21,7 @@ import (
 // TestMetrics scrapes /metrics after "kubectl get ns" and a watch of
 // namespaces: the list is counted in apiserver_request_total with
 // kube-apiserver's labels, the other families the issue names are there
-// with the namespaces' series, and only authenticated users may read the
+// with the namespaces' series, and anonymous users may not read the
 // metrics.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
@@ -31,8 +31,8 @@ func TestMetrics(t *testing.T) {
 
 	cfg := srv.restConfig(t)
 	watchNamespacesOnce(t, cfg)
-	if code, _ := scrapeGet(t, rest.AnonymousClientConfig(cfg), "/metrics"); code != http.StatusUnauthorized {
-		t.Errorf("/metrics without a token: %d, want 401", code)
+	if code, _ := scrapeGet(t, rest.AnonymousClientConfig(cfg), "/metrics"); code != http.StatusForbidden {
+		t.Errorf("/metrics without a token (system:anonymous): %d, want 403", code)
 	}
 	code, body := scrapeGet(t, cfg, "/metrics")
 	if code != http.StatusOK {

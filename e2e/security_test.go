@@ -22,7 +22,9 @@ const (
 )
 
 // TestSecurity sends raw HTTPS requests, trusting only the CA of the
-// kubeconfig: what needs a token, what does not, and no plain HTTP.
+// kubeconfig: what needs a token, what anonymous users may read (RBAC's
+// system:public-info-viewer), what an unbound user may not, and no plain
+// HTTP.
 func TestSecurity(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -51,18 +53,22 @@ func TestSecurity(t *testing.T) {
 	for _, tt := range []struct {
 		name, path, token string
 		wantCode          int
-		wantStatus        *metav1.Status // for 401s: the Status body
+		wantStatus        *metav1.Status // for 401s and 403s: the Status body
 	}{
-		{name: "no token", path: "/api/v1/namespaces", wantCode: 401, wantStatus: unauthorized},
+		{name: "no token", path: "/api/v1/namespaces", wantCode: 403, wantStatus: forbidden(
+			`namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope`, "namespaces")},
 		{name: "wrong token", path: "/api/v1/namespaces", token: "not-a-token", wantCode: 401, wantStatus: unauthorized},
 		{name: "admin token", path: "/api/v1/namespaces", token: cfg.BearerToken, wantCode: 200},
-		{name: "token-auth-file user", path: "/api/v1/namespaces", token: userToken, wantCode: 200},
+		{name: "token-auth-file user", path: "/api/v1/namespaces", token: userToken, wantCode: 403, wantStatus: forbidden(
+			`namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope`, "namespaces")},
 		{name: "wrong token on healthz", path: "/healthz", token: "not-a-token", wantCode: 401, wantStatus: unauthorized},
 		{name: "healthz anonymous", path: "/healthz", wantCode: 200},
 		{name: "livez anonymous", path: "/livez", wantCode: 200},
 		{name: "readyz anonymous", path: "/readyz", wantCode: 200},
 		{name: "version anonymous", path: "/version", wantCode: 200},
-		{name: "no token on discovery", path: "/apis", wantCode: 401, wantStatus: unauthorized},
+		{name: "no token on discovery", path: "/apis", wantCode: 403,
+			wantStatus: forbidden(`forbidden: User "system:anonymous" cannot get path "/apis"`, "")},
+		{name: "token-auth-file user on discovery", path: "/apis", token: userToken, wantCode: 200},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, cfg.Host+tt.path, nil)
@@ -143,6 +149,7 @@ func TestSecurity(t *testing.T) {
 
 	t.Run("token-auth-file user with kubectl", func(t *testing.T) {
 		k := plainKubectl(t, dataDir)
+		k.ok(t, "create", "clusterrolebinding", "alice-view", "--clusterrole=view", "--user="+userName)
 		out := k.ok(t, "--token", userToken, "get", "namespace", "default", "-o", "name")
 		if out != "namespace/default\n" {
 			t.Errorf("get namespace default as %s: %q, want %q", userName, out, "namespace/default\n")
@@ -155,6 +162,15 @@ func TestSecurity(t *testing.T) {
 			t.Errorf("with a wrong token: want exit 1 and stderr ending in %q\n%v", want, r)
 		}
 	})
+}
+
+// forbidden is kube-apiserver's answer to a request its authorizer does
+// not allow (kind: the resource, "" for a path).
+func forbidden(message, kind string) *metav1.Status {
+	st := &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status: metav1.StatusFailure, Message: message, Reason: metav1.StatusReasonForbidden, Code: 403}
+	st.Details = &metav1.StatusDetails{Kind: kind}
+	return st
 }
 
 // unauthorized is kube-apiserver's answer to a request whose credentials

@@ -99,11 +99,11 @@ var (
 	apiExtensions = []string{"api-extensions"}
 )
 
-// Strategies that take arguments. strata authorizes nothing (every
-// authenticated user may do everything): the admission policies'
-// paramKind checks and resource claims' admin-access checks are skipped
-// as upstream skips them without an authorizer, and a PodCertificateRequest's
-// signer check is allowed.
+// Strategies that take arguments. They are given no authorizer (the
+// server's is known only later; see escalation.go for the RBAC kinds'):
+// the admission policies' paramKind checks and resource claims'
+// admin-access checks are skipped as upstream skips them without an
+// authorizer, and a PodCertificateRequest's signer check is allowed.
 var (
 	vapStrategy = validatingadmissionpolicy.NewStrategy(nil, nil)
 	pcrStrategy = podcertificaterequest.NewStrategy()
@@ -262,10 +262,14 @@ var builtin = []Kind{
 		strategy: poddisruptionbudget.Strategy, status: poddisruptionbudget.StatusStrategy},
 
 	// rbac.authorization.k8s.io
-	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy},
-	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy},
-	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy},
-	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy},
+	{GVK: rbac.WithKind("ClusterRoleBinding"), Resource: "clusterrolebindings", strategy: clusterrolebinding.Strategy,
+		escalation: clusterRoleBindingEscalation},
+	{GVK: rbac.WithKind("ClusterRole"), Resource: "clusterroles", strategy: clusterrole.Strategy, defaultTable: true,
+		escalation: clusterRoleEscalation},
+	{GVK: rbac.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true, strategy: rolebinding.Strategy,
+		escalation: roleBindingEscalation},
+	{GVK: rbac.WithKind("Role"), Resource: "roles", Namespaced: true, strategy: role.Strategy, defaultTable: true,
+		escalation: roleEscalation},
 
 	// resource.k8s.io
 	{GVK: resourcegv.WithKind("DeviceClass"), Resource: "deviceclasses", strategy: deviceclass.Strategy},

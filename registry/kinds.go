@@ -64,6 +64,10 @@ type Kind struct {
 	// review builds the upstream REST of a review kind (reviews.go);
 	// nil for the stored kinds.
 	review reviewREST
+	// escalation builds the RBAC kinds' escalation check, guard, once the
+	// server's authorizer is known (escalation.go); nil for other kinds.
+	escalation escalationCheck
+	guard      policyStorage
 }
 
 // GroupResource names the kind's resource.

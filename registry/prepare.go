@@ -40,12 +40,19 @@ func (w *Warnings) List() []string {
 }
 
 // Context returns the request context the upstream strategies expect: the
-// request's namespace, verb information and a warning recorder.
+// request's namespace, verb information (and the name of the object the
+// request in ctx names) and a warning recorder.
 func (k *Kind) Context(ctx context.Context, namespace, verb, subresource string, w *Warnings) context.Context {
+	var name string
+	if prev, ok := genericapirequest.RequestInfoFrom(ctx); ok {
+		// The object the request names: RBAC's escalation check asks
+		// for "escalate" on it.
+		name = prev.Name
+	}
 	ctx = genericapirequest.WithNamespace(ctx, namespace)
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: k.GVK.Group, APIVersion: k.GVK.Version,
-		Namespace: namespace, Resource: k.Resource, Subresource: subresource,
+		Namespace: namespace, Resource: k.Resource, Subresource: subresource, Name: name,
 	})
 	if w != nil {
 		ctx = warning.WithWarningRecorder(ctx, w)
@@ -62,6 +69,9 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 	internal, err := k.toInternal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
+	}
+	if err := k.checkCreate(ctx, internal); err != nil {
+		return nil, err
 	}
 	m, err := meta.Accessor(internal)
 	if err != nil {
@@ -111,6 +121,9 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 	old, err := k.internalOf(current)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
+	}
+	if err := k.checkUpdate(ctx, internal, old); err != nil {
+		return nil, err
 	}
 	m, err := meta.Accessor(internal)
 	if err != nil {

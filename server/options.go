@@ -14,6 +14,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
+	"github.com/stratadev/strata/authz"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/strategicpatch"
@@ -71,6 +72,14 @@ type Options struct {
 	AdvertiseAddress string
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
+	// AuthorizationModes are kube-apiserver's --authorization-mode (default
+	// RBAC); AuthorizationPolicyFile and AuthorizationWebhookConfigFile
+	// its ABAC policy and webhook kubeconfig. AnonymousAuth lets requests
+	// without credentials through as system:anonymous, for authorization
+	// to decide (--anonymous-auth, default true); false answers them 401.
+	AuthorizationModes                                      []string
+	AuthorizationPolicyFile, AuthorizationWebhookConfigFile string
+	AnonymousAuth                                           bool
 	// RequestTimeout bounds requests that are not long-running (504
 	// after it), as kube-apiserver's --request-timeout; 0 is unbounded.
 	RequestTimeout time.Duration
@@ -105,7 +114,9 @@ func NewOptions() *Options {
 		ServiceNodePortRange:        DefaultServiceNodePortRange,
 		MaxRequestsInFlight:         filters.DefaultMaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight,
-		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true}}
+		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true},
+		AuthorizationModes:          []string{authz.DefaultMode},
+		AnonymousAuth:               true}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.
@@ -146,6 +157,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.ServiceAccounts.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.authzConfig(nil).Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {

@@ -39,3 +39,31 @@ func TestValidateServiceFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateAuthorizationFlags: --authorization-mode is checked as
+// kube-apiserver checks it, with its messages.
+func TestValidateAuthorizationFlags(t *testing.T) {
+	for _, tc := range []struct {
+		modes   []string
+		webhook string
+		wantErr string
+	}{
+		{modes: []string{"RBAC"}},
+		{modes: []string{"Node", "RBAC"}},
+		{modes: []string{"AlwaysAllow"}},
+		{modes: []string{"Foo"}, wantErr: `authorization-mode "Foo" is not a valid mode`},
+		{modes: []string{"RBAC", "RBAC"}, wantErr: `authorization-mode ["RBAC" "RBAC"] has mode specified more than once`},
+		{modes: nil, wantErr: "at least one authorization-mode must be passed"},
+		{modes: []string{"Webhook"}, wantErr: "authorization-mode Webhook's authorization config file not passed"},
+		{modes: []string{"RBAC"}, webhook: "hook.kubeconfig",
+			wantErr: "cannot specify --authorization-webhook-config-file without mode Webhook"},
+		{modes: []string{"ABAC"}, wantErr: "authorization-mode ABAC's authorization policy file not passed"},
+	} {
+		o := NewOptions()
+		o.AuthorizationModes, o.AuthorizationWebhookConfigFile = tc.modes, tc.webhook
+		err := o.Validate()
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
+			t.Errorf("%q: got %v, want %q", tc.modes, err, tc.wantErr)
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/apiserver/filters/audit"
+	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
@@ -126,19 +127,19 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	before := credentialFiles(o)
-	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor)
+	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor, anonymous(o, log))
 	if err != nil {
 		return fail(err)
 	}
 	logNewCredentials(log, before, credentialFiles(o))
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
-	authz := serverAuthorizer()
+	az := newAuthorization()
 	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		Authorizer: authz, TokenAuthenticator: authenticator,
+		Authorizer: &az.late, RuleResolver: &az.late, TokenAuthenticator: authenticator,
 		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
-		Storage: o.tuneStorage, ReadyChecks: []apiserver.HealthCheck{{Name: "etcd-space", Check: space.Check}}})
+		Storage: o.tuneStorage, ReadyChecks: append(az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: space.Check})})
 	if err != nil {
 		return fail(err)
 	}
@@ -160,13 +161,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// is served before this.
 	sa.bind(sh)
 	authenticator.More = sa.authenticator(o, sh)
+	if err := az.prepare(readyCtx, o, sh); err != nil {
+		return fail(err)
+	}
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
 		Authenticate:                authenticate,
 		Audit:                       func(h http.Handler) http.Handler { return auditor.Audit(h, filters.IsLongRunning) },
-		Impersonate:                 impersonate(authenticate, authz),
+		Impersonate:                 impersonate(o.PlainHTTP, &az.late),
+		Authorize:                   authorize.New(&az.late),
 		KnownResource:               api.KnownResource,
 		Metrics:                     metrics,
 		Logger:                      log,
@@ -192,6 +197,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	undo = append(undo, kubernetesService.Stop)
 	sh.start()
+	if err := az.wait(readyCtx, sh); err != nil {
+		return fail(err)
+	}
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -253,7 +261,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 
 // secure prepares authentication (the authenticator, and its filter: nil
 // for plain HTTP), TLS, the admin token and the CA clients should trust.
-func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
+func secure(o *Options, auditor *audit.Auditor, anonymous func(*http.Request) bool) (*authn.Authenticator, func(http.Handler) http.Handler, *tls.Config, string, []byte, error) {
 	token, err := pki.EnsureToken(o.pkiDir())
 	if err != nil {
 		return nil, nil, nil, "", nil, err
@@ -268,7 +276,7 @@ func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http
 			tokens[t] = u
 		}
 	}
-	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymousAllowed, Refused: auditor.FailedAuthentication}
+	a := &authn.Authenticator{Tokens: tokens, Anonymous: anonymous, Refused: auditor.FailedAuthentication}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	if o.ClientCAFile != "" {
 		pemBytes, err := os.ReadFile(o.ClientCAFile)
@@ -285,8 +293,9 @@ func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http
 	if o.PlainHTTP {
 		// Like kube-apiserver's old insecure port: clients do not send
 		// bearer tokens over plain HTTP, so it is served without
-		// authentication, on loopback only (Validate).
-		return a, nil, nil, token, nil, nil
+		// authentication, on loopback only (Validate): as a member of
+		// system:masters.
+		return a, asPlainHTTPUser, nil, token, nil, nil
 	}
 	certFile, keyFile, caPEM := o.TLSCertFile, o.TLSPrivateKeyFile, []byte(nil)
 	if certFile == "" {
@@ -303,15 +312,6 @@ func secure(o *Options, auditor *audit.Auditor) (*authn.Authenticator, func(http
 	tlsConfig.Certificates = []tls.Certificate{cert}
 	authenticate := func(next http.Handler) http.Handler { return authn.Middleware(a, next) }
 	return a, authenticate, tlsConfig, token, caPEM, nil
-}
-
-// anonymousAllowed are the paths kube-apiserver lets anonymous users read.
-func anonymousAllowed(r *http.Request) bool {
-	switch r.URL.Path {
-	case "/healthz", "/livez", "/readyz", "/version":
-		return true
-	}
-	return false
 }
 
 func servingHosts(bind string) []string {

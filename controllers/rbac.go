@@ -1,0 +1,90 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/kubernetes/pkg/controller/clusterroleaggregation"
+	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+)
+
+// RBACBootstrapCheck is the name of the /readyz check of the bootstrap
+// policy, kube-apiserver's post-start hook's.
+const RBACBootstrapCheck = "poststarthook/" + rbacrest.PostStartHookName
+
+// aggregationWorkers: kube-controller-manager runs the aggregation
+// controller with five.
+const aggregationWorkers = 5
+
+// RBAC keeps kube-apiserver's bootstrap policy in place (the cluster
+// roles and bindings it creates and reconciles at start: cluster-admin,
+// system:discovery, system:basic-user, system:public-info-viewer, the
+// aggregated admin, edit and view, the controllers' roles, and the roles
+// and bindings of kube-system and kube-public) and runs
+// kube-controller-manager's cluster-role aggregation controller, which
+// keeps the rules of aggregated roles (admin, edit, view, ...) the union of
+// the roles their selectors match.
+type RBAC struct {
+	loopback *rest.Config
+	synced   cache.InformerSynced
+	agg      *clusterroleaggregation.ClusterRoleAggregationController
+	done     atomic.Bool
+}
+
+// NewRBAC prepares the controller: loopback reaches the API as
+// system:masters (the bootstrap builds its own client from it, as
+// kube-apiserver's hook does), client and informers are the shared ones.
+func NewRBAC(client kubernetes.Interface, inf informers.SharedInformerFactory, loopback *rest.Config) *RBAC {
+	roles := inf.Rbac().V1().ClusterRoles()
+	return &RBAC{loopback: loopback, synced: roles.Informer().HasSynced,
+		agg: clusterroleaggregation.NewClusterRoleAggregation(roles, client.RbacV1())}
+}
+
+// Bootstrap creates or reconciles the bootstrap policy through the
+// loopback client with kube-apiserver's own hook (PolicyData.EnsureRBACPolicy:
+// retried every second for up to 30 seconds), and returns once it is in
+// place.
+func (c *RBAC) Bootstrap(ctx context.Context) error {
+	policy := &rbacrest.PolicyData{
+		ClusterRoles:               append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...),
+		ClusterRoleBindings:        append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...),
+		Roles:                      bootstrappolicy.NamespaceRoles(),
+		RoleBindings:               bootstrappolicy.NamespaceRoleBindings(),
+		ClusterRolesToAggregate:    bootstrappolicy.ClusterRolesToAggregate(),
+		ClusterRoleBindingsToSplit: bootstrappolicy.ClusterRoleBindingsToSplit(),
+	}
+	hook := policy.EnsureRBACPolicy()
+	if err := hook(genericapiserver.PostStartHookContext{LoopbackClientConfig: c.loopback, Context: ctx}); err != nil {
+		return fmt.Errorf("%s: %w", RBACBootstrapCheck, err)
+	}
+	c.done.Store(true)
+	return nil
+}
+
+// errNotBootstrapped fails the /readyz check until Bootstrap succeeds.
+var errNotBootstrapped = errors.New("not finished")
+
+// Ready is the /readyz check: nil once Bootstrap has succeeded.
+func (c *RBAC) Ready(context.Context) error {
+	if c.done.Load() {
+		return nil
+	}
+	return errNotBootstrapped
+}
+
+// Run runs the aggregation controller until ctx ends (the informers
+// must be started).
+func (c *RBAC) Run(ctx context.Context) { c.agg.Run(ctx, aggregationWorkers) }
+
+// WaitSynced waits for the cluster roles' informer to list them.
+func (c *RBAC) WaitSynced(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), c.synced)
+}

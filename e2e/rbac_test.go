@@ -1,0 +1,276 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	"k8s.io/apiserver/pkg/authorization/union"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+)
+
+// The users of TestRBACWithKubectl: bound to view, edit and admin in the
+// namespace "team", to cluster-admin, and to nothing.
+var kubectlRBACUsers = []struct{ name, role string }{
+	{"viewer", "view"}, {"editor", "edit"}, {"nsadmin", "admin"}, {"root", "cluster-admin"}, {"nobody", ""},
+}
+
+// kubectlRBACResources: what kubectl names, and the manifest of an object.
+var kubectlRBACResources = []struct {
+	kubectl, group, resource string
+	namespaced               bool
+	manifest                 string // with NAME for the object's name
+}{
+	{"secrets", "", "secrets", true, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"NAME"},"stringData":{"k":"v"}}`},
+	{"deployments.apps", "apps", "deployments", true, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"NAME"},` +
+		`"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},` +
+		`"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`},
+	{"rolebindings.rbac.authorization.k8s.io", "rbac.authorization.k8s.io", "rolebindings", true,
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"NAME"},` +
+			`"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"somebody"}],` +
+			`"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"}}`},
+	{"namespaces", "", "namespaces", false, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"NAME"}}`},
+	{"gizmos.example.com", "example.com", "gizmos", true, `{"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"NAME"}}`},
+}
+
+const gizmosCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.example.com"},
+"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+
+// TestRBACWithKubectl runs kubectl as users bound to view, edit, admin
+// (RoleBindings in "team"), cluster-admin and nothing: get, list, create
+// and delete (writes as server dry runs) of secrets, deployments,
+// rolebindings, namespaces and a custom resource. Each answer is what
+// upstream's RBAC authorizer decides over the bootstrap policy computed in
+// the test: exit 0, or kubectl's report of the 403 with kube-apiserver's
+// exact message. An edit user allowed to write RoleBindings still cannot
+// bind admin.
+func TestRBACWithKubectl(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	dir := t.TempDir()
+	var tokens []string
+	for i, u := range append(kubectlRBACUsers, struct{ name, role string }{"eve", ""}) {
+		tokens = append(tokens, fmt.Sprintf("%s-token,%s,uid-%d", u.name, u.name, i))
+	}
+	tokenFile := filepath.Join(dir, "tokens.csv")
+	writeFile(t, tokenFile, strings.Join(tokens, "\n")+"\n")
+	startServer(t, dataDir, "--token-auth-file", tokenFile)
+	admin := plainKubectl(t, dataDir)
+	admin.ok(t, "create", "namespace", "team")
+	crd := filepath.Join(dir, "crd.json")
+	writeFile(t, crd, gizmosCRD)
+	admin.ok(t, "apply", "-f", crd)
+	admin.ok(t, "wait", "--for=condition=Established", "crd/gizmos.example.com")
+
+	p := kubectlBootstrapPolicy()
+	for _, u := range kubectlRBACUsers {
+		switch u.role {
+		case "":
+		case "cluster-admin":
+			admin.ok(t, "create", "clusterrolebinding", u.name, "--clusterrole="+u.role, "--user="+u.name)
+			p.clusterRoleBindings = append(p.clusterRoleBindings, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: u.name}, Subjects: userSubject(u.name),
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: u.role}})
+		default:
+			admin.ok(t, "create", "rolebinding", u.name, "-n", "team", "--clusterrole="+u.role, "--user="+u.name)
+			p.roleBindings = append(p.roleBindings, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: u.name}, Subjects: userSubject(u.name),
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: u.role}})
+		}
+	}
+	for _, res := range kubectlRBACResources {
+		f := filepath.Join(dir, res.resource+"-target.json")
+		writeFile(t, f, strings.ReplaceAll(res.manifest, "NAME", "target"))
+		if res.namespaced {
+			admin.ok(t, "create", "-n", "team", "-f", f)
+		} else {
+			admin.ok(t, "create", "-f", f)
+		}
+	}
+	expected := p.authorizer(t)
+
+	cells := 0
+	for _, u := range kubectlRBACUsers {
+		k := plainKubectl(t, dataDir)
+		for _, res := range kubectlRBACResources {
+			manifest := filepath.Join(dir, res.resource+"-"+u.name+".json")
+			writeFile(t, manifest, strings.ReplaceAll(res.manifest, "NAME", "by-"+u.name))
+			for _, verb := range []string{"get", "list", "create", "delete"} {
+				args, name := []string{"--token", u.name + "-token"}, ""
+				switch verb {
+				case "get", "delete":
+					name = "target"
+					args = append(args, verb, res.kubectl, name)
+				case "list":
+					args = append(args, "get", res.kubectl)
+				case "create":
+					args = append(args, "create", "-f", manifest)
+				}
+				if verb == "create" || verb == "delete" {
+					args = append(args, "--dry-run=server")
+				}
+				ns := ""
+				if res.namespaced {
+					ns = "team"
+					args = append(args, "-n", ns)
+				} else if name != "" {
+					ns = name // RequestInfoFactory: a namespace's name is its namespace
+				}
+				want := kubectlForbidden(t, expected, authorizer.AttributesRecord{
+					User: &user.DefaultInfo{Name: u.name, Groups: []string{user.AllAuthenticated}}, Verb: verb,
+					Namespace: ns, APIGroup: res.group, APIVersion: "v1", Resource: res.resource, Name: name, ResourceRequest: true})
+				r := k.run(t, args...)
+				cells++
+				if want == "" {
+					if r.code != 0 {
+						t.Errorf("want allowed: %v", r)
+					}
+					continue
+				}
+				if r.code != 1 || !strings.Contains(r.stderr, "Error from server (Forbidden): ") || !strings.Contains(r.stderr, want+"\n") {
+					t.Errorf("want exit 1 and the 403 %q: %v", want, r)
+				}
+			}
+		}
+	}
+	t.Logf("%d kubectl cells", cells)
+
+	// Escalation: eve may edit and write RoleBindings, not bind admin.
+	admin.ok(t, "create", "rolebinding", "eve-edit", "-n", "team", "--clusterrole=edit", "--user=eve")
+	admin.ok(t, "create", "role", "rb-writer", "-n", "team", "--verb=create", "--resource=rolebindings.rbac.authorization.k8s.io")
+	admin.ok(t, "create", "rolebinding", "eve-writer", "-n", "team", "--role=rb-writer", "--user=eve")
+	r := plainKubectl(t, dataDir).run(t, "--token", "eve-token", "create", "rolebinding", "eve-admin", "-n", "team",
+		"--clusterrole=admin", "--user=eve")
+	const wantPrefix = `error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "eve-admin" is forbidden: ` +
+		`user "eve" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:` + "\n"
+	if r.code != 1 || !strings.HasPrefix(r.stderr, wantPrefix) ||
+		!strings.Contains(r.stderr, `{APIGroups:["rbac.authorization.k8s.io"], Resources:["roles"], Verbs:["create" "delete" "deletecollection" "get" "list" "patch" "update" "watch"]}`) {
+		t.Errorf("eve binds admin: want exit 1 and stderr starting %q: %v", wantPrefix, r)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func userSubject(name string) []rbacv1.Subject {
+	return []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}}
+}
+
+// kubectlPolicy is the bootstrap policy computed in the test (see
+// kubectlBootstrapPolicy).
+type kubectlPolicy struct {
+	roles               []*rbacv1.Role
+	roleBindings        []*rbacv1.RoleBinding
+	clusterRoles        []*rbacv1.ClusterRole
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+}
+
+// kubectlBootstrapPolicy is upstream's bootstrap policy, with the
+// aggregated roles filled as the aggregation controller fills them.
+func kubectlBootstrapPolicy() *kubectlPolicy {
+	p := &kubectlPolicy{}
+	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
+		p.clusterRoles = append(p.clusterRoles, r.DeepCopy())
+	}
+	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
+		p.clusterRoleBindings = append(p.clusterRoleBindings, b.DeepCopy())
+	}
+	for _, roles := range bootstrappolicy.NamespaceRoles() {
+		for _, r := range roles {
+			p.roles = append(p.roles, r.DeepCopy())
+		}
+	}
+	for _, bindings := range bootstrappolicy.NamespaceRoleBindings() {
+		for _, b := range bindings {
+			p.roleBindings = append(p.roleBindings, b.DeepCopy())
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, r := range p.clusterRoles {
+			if r.AggregationRule == nil {
+				continue
+			}
+			seen := map[string]bool{}
+			var rules []rbacv1.PolicyRule
+			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+				s, _ := metav1.LabelSelectorAsSelector(&sel)
+				for _, other := range p.clusterRoles {
+					if other.Name == r.Name || !s.Matches(labels.Set(other.Labels)) {
+						continue
+					}
+					for _, rule := range other.Rules {
+						if key := fmt.Sprint(rule); !seen[key] {
+							seen[key] = true
+							rules = append(rules, rule)
+						}
+					}
+				}
+			}
+			if len(rules) != len(r.Rules) {
+				r.Rules, changed = rules, true
+			}
+		}
+	}
+	return p
+}
+
+// authorizer is upstream's RBAC authorizer over the policy, behind the
+// system:masters authorizer, as kube-apiserver composes them.
+func (p *kubectlPolicy) authorizer(t *testing.T) authorizer.Authorizer {
+	_, static := rbacvalidation.NewTestRuleResolver(p.roles, p.roleBindings, p.clusterRoles, p.clusterRoleBindings)
+	a, err := union.New(
+		union.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group",
+			Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
+		union.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbac.New(static, static, static, static)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var forbiddenCodecs = serializer.NewCodecFactory(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	return s
+}())
+
+// kubectlForbidden is the message of kube-apiserver's 403 when a does not
+// allow attrs (its authorization filter's responsewriters.Forbidden), ""
+// when it does.
+func kubectlForbidden(t *testing.T, a authorizer.Authorizer, attrs authorizer.AttributesRecord) string {
+	t.Helper()
+	decision, reason, _ := a.Authorize(context.Background(), attrs)
+	if decision == authorizer.DecisionAllow {
+		return ""
+	}
+	rec := httptest.NewRecorder()
+	responsewriters.Forbidden(attrs, rec, httptest.NewRequest(http.MethodGet, "/", nil), reason, forbiddenCodecs)
+	var st metav1.Status
+	if err := runtime.DecodeInto(forbiddenCodecs.UniversalDecoder(), rec.Body.Bytes(), &st); err != nil {
+		t.Fatalf("decoding the expected 403: %v", err)
+	}
+	return st.Message
+}

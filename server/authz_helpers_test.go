@@ -1,0 +1,332 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	"k8s.io/apiserver/pkg/authorization/union"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+)
+
+// testServer is a strata server started by server.Start for a test, with
+// users of a token file (token = user name + "-token", in no group).
+type testServer struct {
+	admin *rest.Config
+}
+
+// startTestServer starts a server with users and edits of the options;
+// it stops when the test ends.
+func startTestServer(t *testing.T, users []string, edit func(*Options)) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	var lines []string
+	for i, u := range users {
+		lines = append(lines, fmt.Sprintf("%s-token,%s,uid-%d", u, u, i))
+	}
+	tokenFile := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokenFile, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewOptions()
+	o.DataDir, o.SecurePort, o.TokenAuthFile = filepath.Join(dir, "data"), 0, tokenFile
+	o.Logger = slog.New(slog.DiscardHandler)
+	if edit != nil {
+		edit(o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := Start(ctx, o)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := r.Wait(); err != nil {
+			t.Errorf("server stopped: %v", err)
+		}
+	})
+	admin, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin.QPS = -1 // no client-side rate limit
+	return &testServer{admin: admin}
+}
+
+// as is a client configuration of a token-file user.
+func (s *testServer) as(name string) *rest.Config {
+	cfg := rest.AnonymousClientConfig(s.admin)
+	cfg.BearerToken = name + "-token"
+	return cfg
+}
+
+// anonymous is a client configuration without credentials.
+func (s *testServer) anonymous() *rest.Config { return rest.AnonymousClientConfig(s.admin) }
+
+func dynamicFor(t *testing.T, cfg *rest.Config) *dynamic.DynamicClient {
+	t.Helper()
+	c, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// apply creates objects as the admin.
+func (s *testServer) create(t *testing.T, gvr schema.GroupVersionResource, objs ...*unstructured.Unstructured) {
+	t.Helper()
+	c := dynamicFor(t, s.admin)
+	for _, obj := range objs {
+		if _, err := c.Resource(gvr).Namespace(obj.GetNamespace()).Create(t.Context(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s/%s: %v", gvr.Resource, obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+}
+
+func object(apiVersion, kind, namespace, name string, fields map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": name}}}
+	if namespace != "" {
+		u.SetNamespace(namespace)
+	}
+	for k, v := range fields {
+		u.Object[k] = v
+	}
+	return u
+}
+
+func binding(kind, namespace, name, roleKind, role, userName string) *unstructured.Unstructured {
+	return object("rbac.authorization.k8s.io/v1", kind, namespace, name, map[string]any{
+		"subjects": []any{map[string]any{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": userName}},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": roleKind, "name": role}})
+}
+
+// gadgetsCRD is a namespaced custom kind without schema constraints.
+func gadgetsCRD(plural string) *unstructured.Unstructured {
+	kind := strings.ToUpper(plural[:1]) + strings.TrimSuffix(plural[1:], "s")
+	return object("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", plural+".example.com", map[string]any{
+		"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": plural, "singular": strings.ToLower(kind), "kind": kind},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object",
+					"x-kubernetes-preserve-unknown-fields": true}}}}}})
+}
+
+// waitFor polls cond (every 50ms, up to 30s): for what the server does in
+// the background (a CRD served, an aggregated role filled).
+func waitFor(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) {
+			ok, err := cond()
+			last = err
+			return ok, nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v (last: %v)", what, err, last)
+	}
+}
+
+// policy is the bootstrap policy computed here, independently of the
+// server: upstream's bootstrappolicy lists with the aggregated roles
+// filled as the aggregation controller fills them, plus the test's own
+// objects. Its authorizer is upstream's RBAC authorizer over static lists,
+// behind the system:masters authorizer, as kube-apiserver composes them.
+type policy struct {
+	roles               []*rbacv1.Role
+	roleBindings        []*rbacv1.RoleBinding
+	clusterRoles        []*rbacv1.ClusterRole
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+}
+
+func bootstrapPolicy() *policy {
+	p := &policy{}
+	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
+		p.clusterRoles = append(p.clusterRoles, r.DeepCopy())
+	}
+	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
+		p.clusterRoleBindings = append(p.clusterRoleBindings, b.DeepCopy())
+	}
+	for _, roles := range bootstrappolicy.NamespaceRoles() {
+		for _, r := range roles {
+			p.roles = append(p.roles, r.DeepCopy())
+		}
+	}
+	for _, bindings := range bootstrappolicy.NamespaceRoleBindings() {
+		for _, b := range bindings {
+			p.roleBindings = append(p.roleBindings, b.DeepCopy())
+		}
+	}
+	return p
+}
+
+// aggregate fills the rules of aggregated cluster roles (the union of the
+// rules of the roles their selectors match, repeated until nothing
+// changes: edit is itself aggregated into admin).
+func (p *policy) aggregate(t *testing.T) {
+	for changed := true; changed; {
+		changed = false
+		for _, r := range p.clusterRoles {
+			if r.AggregationRule == nil {
+				continue
+			}
+			var rules []rbacv1.PolicyRule
+			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+				s, err := metav1.LabelSelectorAsSelector(&sel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, other := range p.clusterRoles {
+					if other.Name != r.Name && s.Matches(labels.Set(other.Labels)) {
+						for _, rule := range other.Rules {
+							if !containsRule(rules, rule) {
+								rules = append(rules, rule)
+							}
+						}
+					}
+				}
+			}
+			if len(rules) != len(r.Rules) {
+				r.Rules, changed = rules, true
+			}
+		}
+	}
+}
+
+func containsRule(rules []rbacv1.PolicyRule, rule rbacv1.PolicyRule) bool {
+	for _, r := range rules {
+		if equalRule(r, rule) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalRule(a, b rbacv1.PolicyRule) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+func (p *policy) resolver() (rbacvalidation.AuthorizationRuleResolver, *rbacvalidation.StaticRoles) {
+	return rbacvalidation.NewTestRuleResolver(p.roles, p.roleBindings, p.clusterRoles, p.clusterRoleBindings)
+}
+
+func (p *policy) authorizer() authorizer.Authorizer {
+	_, static := p.resolver()
+	a, err := union.New(
+		union.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group",
+			Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
+		union.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbac.New(static, static, static, static)})
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// statusCodecs write the expected 403s.
+var statusCodecs = serializer.NewCodecFactory(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	return s
+}())
+
+// expectForbidden is what kube-apiserver answers when a does not allow
+// attrs: the message its authorization filter writes (responsewriters.Forbidden
+// with the authorizer's reason); "" when a allows it.
+func expectForbidden(t *testing.T, a authorizer.Authorizer, attrs authorizer.AttributesRecord) string {
+	t.Helper()
+	decision, reason, _ := a.Authorize(context.Background(), attrs)
+	if decision == authorizer.DecisionAllow {
+		return ""
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	responsewriters.Forbidden(attrs, rec, req, reason, statusCodecs)
+	var st metav1.Status
+	if err := runtime.DecodeInto(statusCodecs.UniversalDecoder(), rec.Body.Bytes(), &st); err != nil {
+		t.Fatalf("decoding the expected 403 %s: %v", rec.Body, err)
+	}
+	return st.Message
+}
+
+// forbiddenMessage is the message of a 403 error, or "" for an error that
+// is not one (or none).
+func forbiddenMessage(err error) (string, error) {
+	if err == nil {
+		return "", nil
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code == http.StatusForbidden {
+		return st.Status().Message, nil
+	}
+	return "", err
+}
+
+// testUser is a token-file user as the authenticator makes it.
+func testUser(name string) user.Info {
+	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
+}
+
+var (
+	roleBindingsGVR        = rbacv1.SchemeGroupVersion.WithResource("rolebindings")
+	clusterRoleBindingsGVR = rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings")
+	clusterRolesGVR        = rbacv1.SchemeGroupVersion.WithResource("clusterroles")
+	rolesGVR               = rbacv1.SchemeGroupVersion.WithResource("roles")
+)
+
+func toRoleBinding(t *testing.T, u *unstructured.Unstructured) *rbacv1.RoleBinding {
+	t.Helper()
+	out := &rbacv1.RoleBinding{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func toClusterRoleBinding(t *testing.T, u *unstructured.Unstructured) *rbacv1.ClusterRoleBinding {
+	t.Helper()
+	out := &rbacv1.ClusterRoleBinding{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+func toRole(t *testing.T, u *unstructured.Unstructured) *rbacv1.Role {
+	t.Helper()
+	out := &rbacv1.Role{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
