@@ -54,12 +54,22 @@ func TestKubectlAuth(t *testing.T) {
 			t.Run("token-file-user", func(t *testing.T) {
 				k.exact(t, "ATTRIBUTE   VALUE\nUsername    carol\nUID         uid-carol\nGroups      [dev system:authenticated]\n",
 					"auth", "whoami", "--token="+authUserToken)
-				// TO EXTEND WHEN RBAC MERGES: with RBAC the default, carol
-				// (no bindings) may not create pods ("no", exit status 1)
-				// nor impersonate, and neither may the user "someone" the
-				// admin impersonates; today every authenticated user may.
-				k.exact(t, "yes\n", "auth", "can-i", "create", "pods", "--token="+authUserToken)
-				k.exact(t, "yes\n", "auth", "can-i", "create", "pods", "--as=someone")
+				// Under RBAC (the default) carol has no binding: she may not
+				// create pods nor impersonate, and the user "someone" the
+				// admin impersonates may not create pods either.
+				for _, args := range [][]string{
+					{"auth", "can-i", "create", "pods", "--token=" + authUserToken},
+					{"auth", "can-i", "create", "pods", "--as=someone"},
+				} {
+					if r := k.run(t, args...); r.code != 1 || r.stdout != "no\n" {
+						t.Errorf("%s: want \"no\" and exit status 1\n%v", k.name, r)
+					}
+				}
+				k.exact(t, "yes\n", "auth", "can-i", "create", "selfsubjectaccessreviews.authorization.k8s.io", "--token="+authUserToken)
+				r := k.run(t, "auth", "whoami", "--token="+authUserToken, "--as=someone")
+				if r.code != 1 || !strings.Contains(r.stderr, `User "carol" cannot impersonate`) {
+					t.Errorf("%s: carol impersonating: want exit status 1 and a 403 naming carol\n%v", k.name, r)
+				}
 			})
 		})
 	}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -107,7 +109,10 @@ func (s *saServer) token(t *testing.T, ns, name string, spec authenticationv1.To
 // statusOf is the HTTP status of a GET of the namespace's ServiceAccounts
 // with tok.
 func (s *saServer) statusOf(tok, ns string) int {
-	_, err := s.as(tok).CoreV1().ServiceAccounts(ns).List(context.Background(), metav1.ListOptions{})
+	// A SelfSubjectReview, which RBAC lets every authenticated user make:
+	// the answer is the token's authentication alone.
+	_, err := s.as(tok).AuthenticationV1().SelfSubjectReviews().Create(context.Background(),
+		&authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err == nil {
 		return http.StatusOK
 	}
@@ -207,10 +212,33 @@ func testSAIdentity(t *testing.T, s *saServer) {
 	if exp.Before(before.Add(3600*time.Second).Truncate(time.Second)) || exp.After(time.Now().Add(3600*time.Second)) {
 		t.Errorf("expirationTimestamp %s, want an hour from now", exp)
 	}
-	list, err := s.as(tr.Status.Token).CoreV1().ServiceAccounts("team").List(ctx, metav1.ListOptions{})
-	if err != nil || len(list.Items) == 0 {
-		t.Fatalf("listing with the token: %v", err)
+	review, err := s.as(tr.Status.Token).AuthenticationV1().SelfSubjectReviews().Create(ctx,
+		&authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	ui := review.Status.UserInfo
+	if ui.Username != "system:serviceaccount:team:builder" ||
+		!slices.Equal(ui.Groups, []string{"system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"}) {
+		t.Errorf("the token's user: %+v", ui)
+	}
+	// RBAC applies to the account: nothing beyond the basic roles until it
+	// is bound.
+	client := s.as(tr.Status.Token).CoreV1().ServiceAccounts("team")
+	_, err = client.List(ctx, metav1.ListOptions{})
+	if want := `serviceaccounts is forbidden: User "system:serviceaccount:team:builder" cannot list resource "serviceaccounts" in API group "" in the namespace "team"`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("unbound account listing: %v, want %q", err, want)
+	}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "builder-view"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "view"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "builder", Namespace: "team"}}}
+	if _, err := s.client.RbacV1().RoleBindings("team").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the bound account lists", func() bool {
+		list, err := client.List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) > 0
+	})
 	if line := "user=system:serviceaccount:team:builder"; !strings.Contains(s.log.String(), line) {
 		t.Errorf("no request logged with %s", line)
 	}
@@ -401,8 +429,10 @@ func testOIDCDiscovery(t *testing.T, s *saServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, err := plain.Do(anon); err != nil || resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("anonymous jwks: %v %v, want 401", resp.StatusCode, err)
+	// RBAC's system:service-account-issuer-discovery is bound to
+	// system:serviceaccounts only, as on kube-apiserver.
+	if resp, err := plain.Do(anon); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("anonymous jwks: %v %v, want 403", resp.StatusCode, err)
 	}
 }
 
