@@ -47,7 +47,7 @@ func TestSpaceQuota(t *testing.T) {
 		}
 	}
 	const full = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: mvcc: database space exceeded","code":500}` + "\n"
-	const ready = "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]poststarthook/storage-readiness ok\n[+]shutdown ok\n"
+	const ready = "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]poststarthook/storage-readiness ok\n"
 	for _, tt := range []struct {
 		method, path string
 		body         []byte
@@ -55,10 +55,10 @@ func TestSpaceQuota(t *testing.T) {
 		want         string
 	}{
 		{"POST", cmPath, cm("a"), 500, full},
-		{"GET", "/readyz?verbose", nil, 500, ready + "[-]etcd-space failed: reason withheld\nreadyz check failed\n"},
+		{"GET", "/readyz?verbose", nil, 500, ready + "[-]etcd-space failed: reason withheld\n[+]shutdown ok\nreadyz check failed\n"},
 		{"GET", "/livez", nil, 200, "ok"},
 		{"recover", "", nil, 0, ""},
-		{"GET", "/readyz?verbose", nil, 200, ready + "[+]etcd-space ok\nreadyz check passed\n"},
+		{"GET", "/readyz?verbose", nil, 200, ready + "[+]etcd-space ok\n[+]shutdown ok\nreadyz check passed\n"},
 		{"POST", cmPath, cm("b"), 201, ""},
 	} {
 		if tt.method == "recover" {

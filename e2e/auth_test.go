@@ -65,8 +65,8 @@ func TestKubectlAuth(t *testing.T) {
 						t.Errorf("%s: want \"no\" and exit status 1\n%v", k.name, r)
 					}
 				}
-				k.exact(t, "yes\n", "auth", "can-i", "create", "selfsubjectaccessreviews.authorization.k8s.io", "--token="+authUserToken)
-				r := k.run(t, "auth", "whoami", "--token="+authUserToken, "--as=someone")
+				k.exact(t, "yes\n", "auth", "can-i", "create", "selfsubjectaccessreviews.authorization.k8s.io", "--all-namespaces", "--token="+authUserToken)
+				r := k.run(t, "get", "pods", "--token="+authUserToken, "--as=someone")
 				if r.code != 1 || !strings.Contains(r.stderr, `User "carol" cannot impersonate`) {
 					t.Errorf("%s: carol impersonating: want exit status 1 and a 403 naming carol\n%v", k.name, r)
 				}

@@ -74,7 +74,7 @@ func TestRestart(t *testing.T) {
 		{"web", "0/2", "0", "0", ageCell},
 	})
 	// The service-account signing key is kept: tokens stay valid.
-	old.exact(t, "serviceaccount/keeper\n", "--token", saToken, "get", "serviceaccount", "keeper", "-n", "keep", "-o", "name")
+	old.exact(t, "system:serviceaccount:keep:keeper", "--token", saToken, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
 	// The server goes on writing after the restart.
 	k.exact(t, "configmap/more created\n", "create", "configmap", "more", "-n", "keep")
 }

@@ -27,7 +27,7 @@ func TestKubectlCreateToken(t *testing.T) {
 				claims.Exp-claims.Iat != 1200 || claims.Kubernetes.Namespace != "default" || claims.Kubernetes.ServiceAccount.Name != sa {
 				t.Errorf("token claims %+v", claims)
 			}
-			k.exact(t, "serviceaccount/"+sa+"\n", "--token", tok, "get", "serviceaccount", sa, "-o", "name")
+			k.exact(t, "system:serviceaccount:default:"+sa, "--token", tok, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
 			if line := "user=system:serviceaccount:default:" + sa + " "; !strings.Contains(srv.log.String(), line) {
 				t.Errorf("the server logged no request with %q", line)
 			}
