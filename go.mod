@@ -28,6 +28,7 @@ require (
 	k8s.io/cli-runtime v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/component-base v0.37.2
+	k8s.io/controller-manager v0.37.2
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-aggregator v0.0.0
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
@@ -147,7 +148,6 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
 	k8s.io/component-helpers v0.37.2 // indirect
-	k8s.io/controller-manager v0.37.2 // indirect
 	k8s.io/dynamic-resource-allocation v0.37.2 // indirect
 	k8s.io/endpointslice v0.0.0 // indirect
 	k8s.io/kms v0.37.2 // indirect

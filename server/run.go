@@ -25,6 +25,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
+	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
@@ -174,6 +175,15 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return nil, err
 	}
 	sh.start()
+	gc, err := controllers.StartGarbageCollector(sh.client, sh.loop.Config(), sh.informers)
+	if err != nil {
+		kubernetesService.Stop()
+		sh.close()
+		ln.Close()
+		api.Close()
+		auditor.Close()
+		return nil, err
+	}
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -181,6 +191,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
 		kubernetesService.Stop()
+		gc.Stop()
 		sh.close()
 		ln.Close()
 		api.Close()
@@ -219,6 +230,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
+		gc.Stop()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
