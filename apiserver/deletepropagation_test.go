@@ -102,12 +102,16 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 						Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}}
 				_, err = ts.client.BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{})
 				path = "/apis/batch/v1/namespaces/default/jobs/" + name
-				get = func() (metav1.Object, error) { return ts.client.BatchV1().Jobs("default").Get(ctx, name, metav1.GetOptions{}) }
+				get = func() (metav1.Object, error) {
+					return ts.client.BatchV1().Jobs("default").Get(ctx, name, metav1.GetOptions{})
+				}
 			case "event":
 				ev := &corev1.Event{ObjectMeta: meta, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: "default"}}
 				_, err = ts.client.CoreV1().Events("default").Create(ctx, ev, metav1.CreateOptions{})
 				path = "/api/v1/namespaces/default/events/" + name
-				get = func() (metav1.Object, error) { return ts.client.CoreV1().Events("default").Get(ctx, name, metav1.GetOptions{}) }
+				get = func() (metav1.Object, error) {
+					return ts.client.CoreV1().Events("default").Get(ctx, name, metav1.GetOptions{})
+				}
 			}
 			if err != nil {
 				t.Fatal(err)
