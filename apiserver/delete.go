@@ -103,13 +103,15 @@ var errDeleteNow = errors.New("delete now")
 // errDeleteNow when no finalizer is left.
 func (s *Server) markDeleted(ctx context.Context, res *resource, ns, name string, pre *storage.Preconditions, opts *metav1.DeleteOptions) (*unstructured.Unstructured, error) {
 	mark := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		// The kind's own finalizer first: a CRD's storage adds it and then
+		// lets the generic store add the collector's.
+		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
+			cur.SetFinalizers(append(cur.GetFinalizers(), f))
+		}
 		if res != s.namespaces {
 			if change, finalizers := res.kind.GCFinalizers(ctx, cur, opts); change {
 				cur.SetFinalizers(finalizers)
 			}
-		}
-		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
-			cur.SetFinalizers(append(cur.GetFinalizers(), f))
 		}
 		if res != s.namespaces && len(cur.GetFinalizers()) == 0 {
 			return nil, errDeleteNow
