@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -130,6 +131,35 @@ func TestGarbageCollector(t *testing.T) {
 		createCM(t, cms, "bg-dependent", nil, ownedBy(owner))
 		deleteCM(t, cms, "bg-owner", metav1.DeletePropagationBackground)
 		eventually(t, "the dependent is deleted", gone(cms, "bg-dependent"))
+	})
+
+	t.Run("background across kinds", func(t *testing.T) {
+		// No Deployment controller runs: the test makes the ReplicaSet.
+		labels := map[string]string{"app": "web"}
+		spec := appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}
+		d, err := s.client.AppsV1().Deployments("default").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+			Spec: appsv1.DeploymentSpec{Selector: spec.Selector, Template: spec.Template}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rss := s.client.AppsV1().ReplicaSets("default")
+		if _, err := rss.Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: d.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}}, Spec: spec}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.client.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the replica set is deleted", func() (bool, error) {
+			_, err := rss.Get(ctx, "web-1", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
 	})
 
 	t.Run("foreground", func(t *testing.T) {
