@@ -108,7 +108,12 @@ func (s *Server) markDeleted(ctx context.Context, res *resource, ns, name string
 		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
 			cur.SetFinalizers(append(cur.GetFinalizers(), f))
 		}
-		if res != s.namespaces {
+		switch {
+		case res == s.namespaces && cur.GetDeletionTimestamp() == nil:
+			if next := registry.NamespaceGCFinalizers(cur, opts); !slices.Equal(next, cur.GetFinalizers()) {
+				cur.SetFinalizers(next)
+			}
+		case res != s.namespaces:
 			if change, finalizers := res.kind.GCFinalizers(ctx, cur, opts); change {
 				cur.SetFinalizers(finalizers)
 			}

@@ -224,3 +224,36 @@ func TestDeleteCollectionPropagation(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteNamespacePropagation: the first delete of a namespace sets the
+// collector's finalizers as kube-apiserver's namespace storage does
+// (orphanDependents=false asks for foregroundDeletion); the namespace is
+// emptied and stays with them (no collector runs here).
+func TestDeleteNamespacePropagation(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"ns-foreground", `{"propagationPolicy":"Foreground"}`, []string{metav1.FinalizerDeleteDependents}},
+		{"ns-orphan", `{"propagationPolicy":"Orphan"}`, []string{metav1.FinalizerOrphanDependents}},
+		{"ns-keep-false", `{"orphanDependents":false}`, []string{metav1.FinalizerDeleteDependents}},
+		{"ns-background", `{"propagationPolicy":"Background"}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ts.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tc.name}},
+				metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			code, out := deleteRaw(t, ts, "/api/v1/namespaces/"+tc.name, tc.body)
+			if code != 200 || !slices.Equal(out.GetFinalizers(), tc.want) || out.GetDeletionTimestamp() == nil {
+				t.Errorf("%d: finalizers %q deletionTimestamp %v, want 200 %q and set", code, out.GetFinalizers(),
+					out.GetDeletionTimestamp(), tc.want)
+			}
+			if phase, _, _ := unstructured.NestedString(out.Object, "status", "phase"); phase != "Terminating" {
+				t.Errorf("phase %q, want Terminating", phase)
+			}
+		})
+	}
+}

@@ -106,3 +106,34 @@ func firstGCFinalizer(obj metav1.Object) (string, bool) {
 	}
 	return obj.GetFinalizers()[i], true
 }
+
+// NamespaceGCFinalizers returns the finalizers the first delete of a
+// namespace leaves on it: kube-apiserver's namespace storage
+// (pkg/registry/core/namespace/storage: shouldHaveOrphanFinalizer and
+// shouldHaveDeleteDependentsFinalizer, unexported there, mirrored here),
+// where orphanDependents=false asks for foregroundDeletion. Upstream
+// builds the list from a map, in no fixed order; here the finalizers kept
+// come first, then orphan, then foregroundDeletion.
+func NamespaceGCFinalizers(obj metav1.Object, options *metav1.DeleteOptions) []string {
+	orphan := slices.Contains(obj.GetFinalizers(), metav1.FinalizerOrphanDependents)
+	foreground := slices.Contains(obj.GetFinalizers(), metav1.FinalizerDeleteDependents)
+	//nolint:staticcheck // SA1019: upstream still honours orphanDependents
+	if o := options.OrphanDependents; o != nil {
+		orphan, foreground = *o, !*o
+	} else if p := options.PropagationPolicy; p != nil {
+		orphan, foreground = *p == metav1.DeletePropagationOrphan, *p == metav1.DeletePropagationForeground
+	}
+	next := []string{}
+	for _, f := range obj.GetFinalizers() {
+		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
+			next = append(next, f)
+		}
+	}
+	if orphan {
+		next = append(next, metav1.FinalizerOrphanDependents)
+	}
+	if foreground {
+		next = append(next, metav1.FinalizerDeleteDependents)
+	}
+	return next
+}

@@ -216,6 +216,25 @@ func TestGarbageCollector(t *testing.T) {
 		eventually(t, "the other of the cycle is deleted", gone(cms, "cy-b"))
 	})
 
+	t.Run("namespace in the foreground", func(t *testing.T) {
+		nss := s.client.CoreV1().Namespaces()
+		if _, err := nss.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fg-ns"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		createCM(t, s.client.CoreV1().ConfigMaps("fg-ns"), "inside", nil, nil)
+		policy := metav1.DeletePropagationForeground
+		if err := nss.Delete(ctx, "fg-ns", metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the namespace is deleted", func() (bool, error) {
+			_, err := nss.Get(ctx, "fg-ns", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
+	})
+
 	t.Run("custom resource owner", func(t *testing.T) {
 		widgets := s.dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: "widgets"}).
 			Namespace("default")
