@@ -42,7 +42,14 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	if !deleted {
-		writeResult(w, c, http.StatusOK, out.Object)
+		// kube-apiserver's delete handler answers 202 to the deprecated
+		// orphanDependents=false when the object stays, and 200 otherwise.
+		code := http.StatusOK
+		//nolint:staticcheck // SA1019: as upstream's handler
+		if o := opts.OrphanDependents; o != nil && !*o {
+			code = http.StatusAccepted
+		}
+		writeResult(w, c, code, out.Object)
 		return
 	}
 	gr := c.res.kind.GroupResource()

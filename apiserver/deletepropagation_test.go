@@ -65,6 +65,8 @@ func TestDeletePropagationFinalizers(t *testing.T) {
 		{name: "propagationPolicy in the query", kind: "configmap", query: "?propagationPolicy=Foreground", code: 200,
 			want: []string{metav1.FinalizerDeleteDependents}},
 		{name: "orphanDependents false", kind: "configmap", body: `{"orphanDependents":false}`, code: 200},
+		{name: "orphanDependents false, held", kind: "configmap", finalizers: []string{hold}, body: `{"orphanDependents":false}`,
+			code: 202, want: []string{hold}},
 		{name: "foreground after another finalizer", kind: "configmap", finalizers: []string{hold},
 			body: `{"propagationPolicy":"Foreground"}`, code: 200, want: []string{hold, metav1.FinalizerDeleteDependents}},
 		{name: "background removes an orphan finalizer", kind: "configmap",
@@ -235,11 +237,12 @@ func TestDeleteNamespacePropagation(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		want       []string
+		code       int
 	}{
-		{"ns-foreground", `{"propagationPolicy":"Foreground"}`, []string{metav1.FinalizerDeleteDependents}},
-		{"ns-orphan", `{"propagationPolicy":"Orphan"}`, []string{metav1.FinalizerOrphanDependents}},
-		{"ns-keep-false", `{"orphanDependents":false}`, []string{metav1.FinalizerDeleteDependents}},
-		{"ns-background", `{"propagationPolicy":"Background"}`, nil},
+		{"ns-foreground", `{"propagationPolicy":"Foreground"}`, []string{metav1.FinalizerDeleteDependents}, 200},
+		{"ns-orphan", `{"propagationPolicy":"Orphan"}`, []string{metav1.FinalizerOrphanDependents}, 200},
+		{"ns-keep-false", `{"orphanDependents":false}`, []string{metav1.FinalizerDeleteDependents}, 202},
+		{"ns-background", `{"propagationPolicy":"Background"}`, nil, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ts.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tc.name}},
@@ -247,9 +250,9 @@ func TestDeleteNamespacePropagation(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, out := deleteRaw(t, ts, "/api/v1/namespaces/"+tc.name, tc.body)
-			if code != 200 || !slices.Equal(out.GetFinalizers(), tc.want) || out.GetDeletionTimestamp() == nil {
-				t.Errorf("%d: finalizers %q deletionTimestamp %v, want 200 %q and set", code, out.GetFinalizers(),
-					out.GetDeletionTimestamp(), tc.want)
+			if code != tc.code || !slices.Equal(out.GetFinalizers(), tc.want) || out.GetDeletionTimestamp() == nil {
+				t.Errorf("%d: finalizers %q deletionTimestamp %v, want %d %q and set", code, out.GetFinalizers(),
+					out.GetDeletionTimestamp(), tc.code, tc.want)
 			}
 			if phase, _, _ := unstructured.NestedString(out.Object, "status", "phase"); phase != "Terminating" {
 				t.Errorf("phase %q, want Terminating", phase)
