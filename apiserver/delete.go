@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -45,7 +46,14 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	if !deleted {
-		writeResult(w, c, http.StatusOK, out.Object)
+		// kube-apiserver's delete handler answers 202 to the deprecated
+		// orphanDependents=false when the object stays, and 200 otherwise.
+		code := http.StatusOK
+		//nolint:staticcheck // SA1019: as upstream's handler
+		if o := opts.OrphanDependents; o != nil && !*o {
+			code = http.StatusAccepted
+		}
+		writeResult(w, c, code, out.Object)
 		return
 	}
 	gr := c.res.kind.GroupResource()
@@ -56,7 +64,11 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 	})
 }
 
-// deleteOne deletes (or marks for deletion) one object. deleted says
+// deleteOne deletes (or marks for deletion) one object, as kube-apiserver's
+// generic store does with garbage collection enabled: the propagation
+// policy (or orphanDependents, or the kind's default) sets the orphan or
+// foregroundDeletion finalizer, which the garbage collector removes; an
+// object with finalizers gets a deletionTimestamp and stays. deleted says
 // whether it is gone.
 func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, opts *metav1.DeleteOptions) (*unstructured.Unstructured, bool, error) {
 	dryRun := len(opts.DryRun) > 0
@@ -74,8 +86,13 @@ func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, 
 	if err != nil {
 		return nil, false, err
 	}
-	if res == s.namespaces || res.kind.DeleteFinalizer() != "" || len(cur.GetFinalizers()) > 0 {
-		return s.markDeleted(ctx, res, ns, name, pre, dryRun)
+	gcCtx := res.kind.Context(ctx, ns, "delete", "", nil)
+	changeFinalizers, _ := res.kind.GCFinalizers(gcCtx, cur, opts)
+	if res == s.namespaces || res.kind.DeleteFinalizer() != "" || len(cur.GetFinalizers()) > 0 || changeFinalizers {
+		out, err := s.markDeleted(gcCtx, res, ns, name, pre, opts)
+		if !errors.Is(err, errDeleteNow) {
+			return out, false, err
+		}
 	}
 	if dryRun {
 		if err := pre.Check(res.kind.GroupResource(), cur); err != nil {
@@ -87,45 +104,76 @@ func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, 
 	return out, err == nil, err
 }
 
-// markDeleted sets deletionTimestamp (once) on an object its finalizers
-// hold; for a namespace it also sets phase Terminating and starts emptying.
-func (s *Server) markDeleted(ctx context.Context, res *resource, ns, name string, pre *storage.Preconditions, dryRun bool) (*unstructured.Unstructured, bool, error) {
+// errDeleteNow: the delete leaves the object no finalizer, so it goes at
+// once (the generic store's error of that name).
+var errDeleteNow = errors.New("delete now")
+
+// markDeleted sets the finalizers the delete options ask for and
+// deletionTimestamp (once) on an object finalizers hold; for a namespace
+// it also sets phase Terminating and starts emptying. It returns
+// errDeleteNow when no finalizer is left.
+func (s *Server) markDeleted(ctx context.Context, res *resource, ns, name string, pre *storage.Preconditions, opts *metav1.DeleteOptions) (*unstructured.Unstructured, error) {
 	mark := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		if cur.GetDeletionTimestamp() == nil {
-			now := metav1.NewTime(time.Now().Truncate(time.Second))
-			cur.SetDeletionTimestamp(&now)
-			zero := int64(0)
-			cur.SetDeletionGracePeriodSeconds(&zero)
+		// The kind's own finalizer first: a CRD's storage adds it and then
+		// lets the generic store add the collector's.
+		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
+			cur.SetFinalizers(append(cur.GetFinalizers(), f))
 		}
+		switch {
+		case res == s.namespaces && cur.GetDeletionTimestamp() == nil:
+			if next := registry.NamespaceGCFinalizers(cur, opts); !slices.Equal(next, cur.GetFinalizers()) {
+				cur.SetFinalizers(next)
+			}
+		case res != s.namespaces:
+			if change, finalizers := res.kind.GCFinalizers(ctx, cur, opts); change {
+				cur.SetFinalizers(finalizers)
+			}
+		}
+		if res != s.namespaces && len(cur.GetFinalizers()) == 0 {
+			return nil, errDeleteNow
+		}
+		markAsDeleting(cur, time.Now())
 		if res == s.namespaces {
 			if err := unstructured.SetNestedField(cur.Object, "Terminating", "status", "phase"); err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
 		}
-		if f := res.kind.DeleteFinalizer(); f != "" && !slices.Contains(cur.GetFinalizers(), f) {
-			cur.SetFinalizers(append(cur.GetFinalizers(), f))
-		}
 		return cur, nil
 	}
-	if dryRun {
+	if len(opts.DryRun) > 0 {
 		cur, err := res.store.Get(ctx, ns, name, storage.GetOptions{})
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if err := pre.Check(res.kind.GroupResource(), cur); err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		out, err := mark(cur.DeepCopy())
-		return out, false, err
+		return mark(cur.DeepCopy())
 	}
 	out, err := res.store.GuaranteedUpdate(ctx, ns, name, pre, mark)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if res == s.namespaces {
 		s.finalizeNamespaceLater(name)
 	}
-	return out, false, nil
+	return out, nil
+}
+
+// markAsDeleting mirrors the generic store's function of that name
+// (k8s.io/apiserver/pkg/registry/generic/registry/store.go): the first
+// mark bumps a set generation; deletionTimestamp is set unless an earlier
+// one is; the grace period is 0.
+func markAsDeleting(obj *unstructured.Unstructured, now time.Time) {
+	if obj.GetDeletionTimestamp() == nil && obj.GetGeneration() > 0 {
+		obj.SetGeneration(obj.GetGeneration() + 1)
+	}
+	if ts := obj.GetDeletionTimestamp(); ts == nil || ts.After(now) {
+		t := metav1.NewTime(now.Truncate(time.Second))
+		obj.SetDeletionTimestamp(&t)
+	}
+	zero := int64(0)
+	obj.SetDeletionGracePeriodSeconds(&zero)
 }
 
 // deleteOptions reads DeleteOptions from the body (if any) and the query.
@@ -157,6 +205,10 @@ func queryDeleteOptions(q url.Values, opts *metav1.DeleteOptions) error {
 	}
 	if fromQuery.PropagationPolicy != nil {
 		opts.PropagationPolicy = fromQuery.PropagationPolicy
+	}
+	//nolint:staticcheck // SA1019: kube-apiserver still honours orphanDependents
+	if fromQuery.OrphanDependents != nil {
+		opts.OrphanDependents = fromQuery.OrphanDependents //nolint:staticcheck // as above
 	}
 	if fromQuery.GracePeriodSeconds != nil {
 		opts.GracePeriodSeconds = fromQuery.GracePeriodSeconds

@@ -152,7 +152,12 @@ func crudStub(t *testing.T, client dynamic.ResourceInterface, obj *unstructured.
 			t.Fatalf("%s patch: %v (labels %v)", p.label, err, patched.GetLabels())
 		}
 	}
-	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+	// Background, as kubectl sends: without options batch/v1 Jobs and
+	// ReplicationControllers get the orphan finalizer (their strategies'
+	// default), which only the garbage collector removes, and none runs
+	// here.
+	background := metav1.DeletePropagationBackground
+	if err := client.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
 	waitGone(t, client, name)

@@ -10,6 +10,9 @@
 //   - serviceaccounts.go: the default ServiceAccount and kube-root-ca.crt
 //     of every namespace (kube-controller-manager's serviceaccount and
 //     root-ca-certificate-publisher controllers);
+//   - garbagecollector.go: kube-controller-manager's garbage collector
+//     (ownerReferences; background, foreground and orphan deletion) on
+//     metadata informers, resynced with discovery every 30 s;
 //   - leader.go: RunAsLeader, so that among servers sharing one etcd the
 //     kube-controller-manager controllers run on one at a time (a Lease,
 //     with kube-controller-manager's timing).

@@ -11,7 +11,8 @@
 //     paginated get, strategic/merge/JSON patch, watch, delete, the table
 //     columns of deployments and pods, api-resources, get all, explain,
 //     version, drain (pods/eviction refused by a PodDisruptionBudget, then
-//     allowed) and certificate approve — with kubectl's exact output
+//     allowed), certificate approve and delete --cascade=background,
+//     foreground and orphan (the garbage collector) — with kubectl's exact output
 //     wherever it prints fixed text;
 //   - restart: a graceful stop (SIGTERM, exit status 0) and a new start on
 //     the same data directory keep the objects, the CA, the serving

@@ -41,6 +41,7 @@ var scenarios = []scenario{
 	{"api-resources-wide", testAPIResourcesWide},
 	{"drain", testDrain},
 	{"certificate-approve", testCertificateApprove},
+	{"garbage-collection", testGarbageCollection},
 }
 
 // TestKubectl runs every scenario with both kubectls against one server.

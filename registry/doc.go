@@ -5,7 +5,8 @@
 // (k8s.io/kubernetes/pkg/printers). None of those rules is written here: this
 // package only wires the upstream functions to unstructured objects, which
 // is what strata's storage keeps. The reviews (reviews.go) are kinds too,
-// created and never stored: upstream's REST answers them.
+// created and never stored: upstream's REST answers them. A Kind also says
+// which garbage-collector finalizers a delete sets (gcfinalizers.go).
 //
 // The HTTP layer (package apiserver) asks a Kind to prepare a create, an
 // update or a status update; what comes back is ready to store, or an

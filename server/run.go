@@ -26,6 +26,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
+	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
@@ -200,6 +201,11 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := az.wait(readyCtx, sh); err != nil {
 		return fail(err)
 	}
+	gc, err := controllers.StartGarbageCollector(sh.client, sh.loop.Config(), sh.informers)
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, gc.Stop)
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -242,6 +248,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
 		stopControllers()
+		gc.Stop()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr
