@@ -144,8 +144,15 @@ func gadgetsCRD(plural string) *unstructured.Unstructured {
 // the background (a CRD served, an aggregated role filled).
 func waitFor(t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
+	waitWithin(t, 30*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with its own deadline; cond's errors are retried,
+// the last one reported.
+func waitWithin(t *testing.T, deadline time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true,
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true,
 		func(context.Context) (bool, error) {
 			ok, err := cond()
 			last = err

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -70,16 +68,6 @@ func startGCServer(t *testing.T) *gcServer {
 	cfg.QPS = -1
 	return &gcServer{client: kubernetes.NewForConfigOrDie(cfg), dynamic: dynamic.NewForConfigOrDie(cfg),
 		crds: apiextensionsclient.NewForConfigOrDie(cfg)}
-}
-
-// eventually polls cond until it holds, failing the test at the deadline.
-func gcEventually(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, gcDeadline, true,
-		func(context.Context) (bool, error) { return cond() })
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
 }
 
 func ownedBy(owners ...metav1.Object) []metav1.OwnerReference {
@@ -130,7 +118,7 @@ func TestGarbageCollector(t *testing.T) {
 		owner := createCM(t, cms, "bg-owner", nil, nil)
 		createCM(t, cms, "bg-dependent", nil, ownedBy(owner))
 		deleteCM(t, cms, "bg-owner", metav1.DeletePropagationBackground)
-		gcEventually(t, "the dependent is deleted", gone(cms, "bg-dependent"))
+		waitWithin(t, gcDeadline, "the dependent is deleted", gone(cms, "bg-dependent"))
 	})
 
 	t.Run("background across kinds", func(t *testing.T) {
@@ -153,7 +141,7 @@ func TestGarbageCollector(t *testing.T) {
 		if err := s.client.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gcEventually(t, "the replica set is deleted", func() (bool, error) {
+		waitWithin(t, gcDeadline, "the replica set is deleted", func() (bool, error) {
 			_, err := rss.Get(ctx, "web-1", metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return true, nil
@@ -171,7 +159,7 @@ func TestGarbageCollector(t *testing.T) {
 		refs[0].BlockOwnerDeletion = ptr.To(true)
 		createCM(t, cms, "fg-dependent", []string{"example.com/hold"}, refs)
 		deleteCM(t, cms, "fg-owner", metav1.DeletePropagationForeground)
-		gcEventually(t, "the dependent is being deleted", func() (bool, error) {
+		waitWithin(t, gcDeadline, "the dependent is being deleted", func() (bool, error) {
 			d, err := cms.Get(ctx, "fg-dependent", metav1.GetOptions{})
 			return err == nil && d.DeletionTimestamp != nil, err
 		})
@@ -186,8 +174,8 @@ func TestGarbageCollector(t *testing.T) {
 			metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gcEventually(t, "the dependent is deleted", gone(cms, "fg-dependent"))
-		gcEventually(t, "the owner is deleted", gone(cms, "fg-owner"))
+		waitWithin(t, gcDeadline, "the dependent is deleted", gone(cms, "fg-dependent"))
+		waitWithin(t, gcDeadline, "the owner is deleted", gone(cms, "fg-owner"))
 	})
 
 	t.Run("orphan", func(t *testing.T) {
@@ -195,7 +183,7 @@ func TestGarbageCollector(t *testing.T) {
 		other := createCM(t, cms, "or-other", nil, nil)
 		createCM(t, cms, "or-dependent", nil, ownedBy(owner, other))
 		deleteCM(t, cms, "or-owner", metav1.DeletePropagationOrphan)
-		gcEventually(t, "the owner is deleted", gone(cms, "or-owner"))
+		waitWithin(t, gcDeadline, "the owner is deleted", gone(cms, "or-owner"))
 		d, err := cms.Get(ctx, "or-dependent", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("the orphan: %v", err)
@@ -213,7 +201,7 @@ func TestGarbageCollector(t *testing.T) {
 			t.Fatal(err)
 		}
 		deleteCM(t, cms, "cy-a", metav1.DeletePropagationBackground)
-		gcEventually(t, "the other of the cycle is deleted", gone(cms, "cy-b"))
+		waitWithin(t, gcDeadline, "the other of the cycle is deleted", gone(cms, "cy-b"))
 	})
 
 	t.Run("namespace in the foreground", func(t *testing.T) {
@@ -226,7 +214,7 @@ func TestGarbageCollector(t *testing.T) {
 		if err := nss.Delete(ctx, "fg-ns", metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
 			t.Fatal(err)
 		}
-		gcEventually(t, "the namespace is deleted", func() (bool, error) {
+		waitWithin(t, gcDeadline, "the namespace is deleted", func() (bool, error) {
 			_, err := nss.Get(ctx, "fg-ns", metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return true, nil
@@ -248,7 +236,7 @@ func TestGarbageCollector(t *testing.T) {
 		if err := widgets.Delete(ctx, "w", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		gcEventually(t, "the dependent is deleted", gone(cms, "cr-dependent"))
+		waitWithin(t, gcDeadline, "the dependent is deleted", gone(cms, "cr-dependent"))
 	})
 }
 
@@ -269,7 +257,7 @@ func createWidgetCRD(t *testing.T, s *gcServer) *apiextensionsv1.CustomResourceD
 	if err != nil {
 		t.Fatal(err)
 	}
-	gcEventually(t, "the CRD is established", func() (bool, error) {
+	waitWithin(t, gcDeadline, "the CRD is established", func() (bool, error) {
 		c, err := s.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
