@@ -92,6 +92,10 @@ type Config struct {
 type HealthCheck struct {
 	Name  string
 	Check func(context.Context) error
+	// Quiet checks are not logged when they fail: a post-start hook that
+	// has not finished is the normal state of a starting server, which
+	// its own controllers poll.
+	Quiet bool
 }
 
 // Metrics records what the API measures (apiserver/filters.Metrics

@@ -31,6 +31,11 @@ func (s *Server) installHealth(mux *http.ServeMux) {
 		s.healthCheck("etcd-readiness", s.checkEtcd),
 		s.healthCheck("poststarthook/storage-readiness", s.WaitReady))
 	for _, c := range s.cfg.ReadyChecks {
+		if c.Quiet {
+			check := c.Check
+			ready = append(ready, healthz.NamedCheck(c.Name, func(r *http.Request) error { return check(r.Context()) }))
+			continue
+		}
 		ready = append(ready, s.healthCheck(c.Name, c.Check))
 	}
 	healthz.InstallReadyzHandler(mux, append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)

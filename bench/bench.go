@@ -189,6 +189,9 @@ type runner struct {
 	value string
 	// payload is every ConfigMap's payload value.
 	payload string
+	// listItems is how many items a list of the namespace holds: the
+	// listed ConfigMaps and kube-root-ca.crt.
+	listItems int
 	// counter numbers the patches, so that each changes its object.
 	counter atomic.Int64
 	// rbacReady: the RBAC cells' bindings exist (rbac.go).

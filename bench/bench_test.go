@@ -37,6 +37,7 @@ func TestRunTiny(t *testing.T) {
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get"}, {"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
+		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
 	} {
 		for _, c := range cfg.Concurrency {
@@ -57,9 +58,9 @@ func TestRunTiny(t *testing.T) {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
 	// create, create-floor, get, list, list-rv0, patch, apply, apply-2,
-	// get-protobuf and list-protobuf at each concurrency, then watch p99
-	// and p50.
-	if n := 10*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get-protobuf, list-protobuf, get-rbac and create-rbac at each
+	// concurrency, then watch p99 and p50.
+	if n := 12*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {

@@ -64,8 +64,8 @@ func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, call) e
 func (r *runner) typedList(cs kubernetes.Interface) func(context.Context, call) error {
 	return func(ctx context.Context, _ call) error {
 		l, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-		if err == nil && len(l.Items) != r.cfg.Objects {
-			err = fmt.Errorf("list has %d items, want %d", len(l.Items), r.cfg.Objects)
+		if err == nil && len(l.Items) != r.listItems {
+			err = fmt.Errorf("list has %d items, want %d", len(l.Items), r.listItems)
 		}
 		return err
 	}

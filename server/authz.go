@@ -105,7 +105,7 @@ func (a *authorization) ready(ctx context.Context) error {
 
 // readyChecks are the /readyz checks of authorization.
 func (a *authorization) readyChecks() []apiserver.HealthCheck {
-	return []apiserver.HealthCheck{{Name: controllers.RBACBootstrapCheck, Check: a.ready}}
+	return []apiserver.HealthCheck{{Name: controllers.RBACBootstrapCheck, Check: a.ready, Quiet: true}}
 }
 
 // prepare builds the authorizer over sh's informers and starts
