@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,18 +9,10 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
-	"k8s.io/apiserver/pkg/authorization/union"
-	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
-	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
-	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+
+	"github.com/stratadev/strata/internal/rbacmodel"
 )
 
 // The users of TestRBACWithKubectl: bound to view, edit and admin in the
@@ -80,18 +69,21 @@ func TestRBACWithKubectl(t *testing.T) {
 	admin.ok(t, "apply", "-f", crd)
 	admin.ok(t, "wait", "--for=condition=Established", "crd/gizmos.example.com")
 
-	p := kubectlBootstrapPolicy()
+	p, err := rbacmodel.Bootstrap()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, u := range kubectlRBACUsers {
 		switch u.role {
 		case "":
 		case "cluster-admin":
 			admin.ok(t, "create", "clusterrolebinding", u.name, "--clusterrole="+u.role, "--user="+u.name)
-			p.clusterRoleBindings = append(p.clusterRoleBindings, &rbacv1.ClusterRoleBinding{
+			p.ClusterRoleBindings = append(p.ClusterRoleBindings, &rbacv1.ClusterRoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: u.name}, Subjects: userSubject(u.name),
 				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: u.role}})
 		default:
 			admin.ok(t, "create", "rolebinding", u.name, "-n", "team", "--clusterrole="+u.role, "--user="+u.name)
-			p.roleBindings = append(p.roleBindings, &rbacv1.RoleBinding{
+			p.RoleBindings = append(p.RoleBindings, &rbacv1.RoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: u.name}, Subjects: userSubject(u.name),
 				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: u.role}})
 		}
@@ -105,7 +97,10 @@ func TestRBACWithKubectl(t *testing.T) {
 			admin.ok(t, "create", "-f", f)
 		}
 	}
-	expected := p.authorizer(t)
+	expected, err := p.Authorizer()
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	cells := 0
 	for _, u := range kubectlRBACUsers {
@@ -134,9 +129,12 @@ func TestRBACWithKubectl(t *testing.T) {
 				} else if name != "" {
 					ns = name // RequestInfoFactory: a namespace's name is its namespace
 				}
-				want := kubectlForbidden(t, expected, authorizer.AttributesRecord{
+				want, err := rbacmodel.Forbidden(expected, authorizer.AttributesRecord{
 					User: &user.DefaultInfo{Name: u.name, Groups: []string{user.AllAuthenticated}}, Verb: verb,
 					Namespace: ns, APIGroup: res.group, APIVersion: "v1", Resource: res.resource, Name: name, ResourceRequest: true})
+				if err != nil {
+					t.Fatal(err)
+				}
 				r := k.run(t, args...)
 				cells++
 				if want == "" {
@@ -176,101 +174,4 @@ func writeFile(t *testing.T, path, content string) {
 
 func userSubject(name string) []rbacv1.Subject {
 	return []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}}
-}
-
-// kubectlPolicy is the bootstrap policy computed in the test (see
-// kubectlBootstrapPolicy).
-type kubectlPolicy struct {
-	roles               []*rbacv1.Role
-	roleBindings        []*rbacv1.RoleBinding
-	clusterRoles        []*rbacv1.ClusterRole
-	clusterRoleBindings []*rbacv1.ClusterRoleBinding
-}
-
-// kubectlBootstrapPolicy is upstream's bootstrap policy, with the
-// aggregated roles filled as the aggregation controller fills them.
-func kubectlBootstrapPolicy() *kubectlPolicy {
-	p := &kubectlPolicy{}
-	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
-		p.clusterRoles = append(p.clusterRoles, r.DeepCopy())
-	}
-	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
-		p.clusterRoleBindings = append(p.clusterRoleBindings, b.DeepCopy())
-	}
-	for _, roles := range bootstrappolicy.NamespaceRoles() {
-		for _, r := range roles {
-			p.roles = append(p.roles, r.DeepCopy())
-		}
-	}
-	for _, bindings := range bootstrappolicy.NamespaceRoleBindings() {
-		for _, b := range bindings {
-			p.roleBindings = append(p.roleBindings, b.DeepCopy())
-		}
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, r := range p.clusterRoles {
-			if r.AggregationRule == nil {
-				continue
-			}
-			seen := map[string]bool{}
-			var rules []rbacv1.PolicyRule
-			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
-				s, _ := metav1.LabelSelectorAsSelector(&sel)
-				for _, other := range p.clusterRoles {
-					if other.Name == r.Name || !s.Matches(labels.Set(other.Labels)) {
-						continue
-					}
-					for _, rule := range other.Rules {
-						if key := fmt.Sprint(rule); !seen[key] {
-							seen[key] = true
-							rules = append(rules, rule)
-						}
-					}
-				}
-			}
-			if len(rules) != len(r.Rules) {
-				r.Rules, changed = rules, true
-			}
-		}
-	}
-	return p
-}
-
-// authorizer is upstream's RBAC authorizer over the policy, behind the
-// system:masters authorizer, as kube-apiserver composes them.
-func (p *kubectlPolicy) authorizer(t *testing.T) authorizer.Authorizer {
-	_, static := rbacvalidation.NewTestRuleResolver(p.roles, p.roleBindings, p.clusterRoles, p.clusterRoleBindings)
-	a, err := union.New(
-		union.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group",
-			Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
-		union.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbac.New(static, static, static, static)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-var forbiddenCodecs = serializer.NewCodecFactory(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	return s
-}())
-
-// kubectlForbidden is the message of kube-apiserver's 403 when a does not
-// allow attrs (its authorization filter's responsewriters.Forbidden), ""
-// when it does.
-func kubectlForbidden(t *testing.T, a authorizer.Authorizer, attrs authorizer.AttributesRecord) string {
-	t.Helper()
-	decision, reason, _ := a.Authorize(context.Background(), attrs)
-	if decision == authorizer.DecisionAllow {
-		return ""
-	}
-	rec := httptest.NewRecorder()
-	responsewriters.Forbidden(attrs, rec, httptest.NewRequest(http.MethodGet, "/", nil), reason, forbiddenCodecs)
-	var st metav1.Status
-	if err := runtime.DecodeInto(forbiddenCodecs.UniversalDecoder(), rec.Body.Bytes(), &st); err != nil {
-		t.Fatalf("decoding the expected 403: %v", err)
-	}
-	return st.Message
 }

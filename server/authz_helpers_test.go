@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,23 +16,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
-	"k8s.io/apiserver/pkg/authorization/union"
-	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/client-go/dynamic"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
-	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
-	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+
+	"github.com/stratadev/strata/internal/rbacmodel"
 )
 
 // testServer is a strata server started by server.Start for a test, with
@@ -163,125 +155,36 @@ func waitWithin(t *testing.T, deadline time.Duration, what string, cond func() (
 	}
 }
 
-// policy is the bootstrap policy computed here, independently of the
-// server: upstream's bootstrappolicy lists with the aggregated roles
-// filled as the aggregation controller fills them, plus the test's own
-// objects. Its authorizer is upstream's RBAC authorizer over static lists,
-// behind the system:masters authorizer, as kube-apiserver composes them.
-type policy struct {
-	roles               []*rbacv1.Role
-	roleBindings        []*rbacv1.RoleBinding
-	clusterRoles        []*rbacv1.ClusterRole
-	clusterRoleBindings []*rbacv1.ClusterRoleBinding
-}
-
-func bootstrapPolicy() *policy {
-	p := &policy{}
-	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
-		p.clusterRoles = append(p.clusterRoles, r.DeepCopy())
-	}
-	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
-		p.clusterRoleBindings = append(p.clusterRoleBindings, b.DeepCopy())
-	}
-	for _, roles := range bootstrappolicy.NamespaceRoles() {
-		for _, r := range roles {
-			p.roles = append(p.roles, r.DeepCopy())
-		}
-	}
-	for _, bindings := range bootstrappolicy.NamespaceRoleBindings() {
-		for _, b := range bindings {
-			p.roleBindings = append(p.roleBindings, b.DeepCopy())
-		}
+// bootstrapPolicy is upstream's bootstrap policy, computed independently
+// of the server (package rbacmodel).
+func bootstrapPolicy(t *testing.T) *rbacmodel.Policy {
+	t.Helper()
+	p, err := rbacmodel.Bootstrap()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }
 
-// aggregate fills the rules of aggregated cluster roles (the union of the
-// rules of the roles their selectors match, repeated until nothing
-// changes: edit is itself aggregated into admin).
-func (p *policy) aggregate(t *testing.T) {
-	for changed := true; changed; {
-		changed = false
-		for _, r := range p.clusterRoles {
-			if r.AggregationRule == nil {
-				continue
-			}
-			var rules []rbacv1.PolicyRule
-			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
-				s, err := metav1.LabelSelectorAsSelector(&sel)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, other := range p.clusterRoles {
-					if other.Name != r.Name && s.Matches(labels.Set(other.Labels)) {
-						for _, rule := range other.Rules {
-							if !containsRule(rules, rule) {
-								rules = append(rules, rule)
-							}
-						}
-					}
-				}
-			}
-			if len(rules) != len(r.Rules) {
-				r.Rules, changed = rules, true
-			}
-		}
-	}
-}
-
-func containsRule(rules []rbacv1.PolicyRule, rule rbacv1.PolicyRule) bool {
-	for _, r := range rules {
-		if equalRule(r, rule) {
-			return true
-		}
-	}
-	return false
-}
-
-func equalRule(a, b rbacv1.PolicyRule) bool {
-	return fmt.Sprint(a) == fmt.Sprint(b)
-}
-
-func (p *policy) resolver() (rbacvalidation.AuthorizationRuleResolver, *rbacvalidation.StaticRoles) {
-	return rbacvalidation.NewTestRuleResolver(p.roles, p.roleBindings, p.clusterRoles, p.clusterRoleBindings)
-}
-
-func (p *policy) authorizer() authorizer.Authorizer {
-	_, static := p.resolver()
-	a, err := union.New(
-		union.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group",
-			Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
-		union.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbac.New(static, static, static, static)})
+// expectedAuthorizer is upstream's authorizer over p.
+func expectedAuthorizer(t *testing.T, p *rbacmodel.Policy) authorizer.Authorizer {
+	t.Helper()
+	a, err := p.Authorizer()
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
 	return a
 }
 
-// statusCodecs write the expected 403s.
-var statusCodecs = serializer.NewCodecFactory(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	return s
-}())
-
 // expectForbidden is what kube-apiserver answers when a does not allow
-// attrs: the message its authorization filter writes (responsewriters.Forbidden
-// with the authorizer's reason); "" when a allows it.
+// attrs; "" when a allows it.
 func expectForbidden(t *testing.T, a authorizer.Authorizer, attrs authorizer.AttributesRecord) string {
 	t.Helper()
-	decision, reason, _ := a.Authorize(context.Background(), attrs)
-	if decision == authorizer.DecisionAllow {
-		return ""
+	msg, err := rbacmodel.Forbidden(a, attrs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	responsewriters.Forbidden(attrs, rec, req, reason, statusCodecs)
-	var st metav1.Status
-	if err := runtime.DecodeInto(statusCodecs.UniversalDecoder(), rec.Body.Bytes(), &st); err != nil {
-		t.Fatalf("decoding the expected 403 %s: %v", rec.Body, err)
-	}
-	return st.Message
+	return msg
 }
 
 // forbiddenMessage is the message of a 403 error, or "" for an error that

@@ -71,7 +71,7 @@ func TestRBACMatrix(t *testing.T) {
 		users = append(users, u.name)
 	}
 	s := startTestServer(t, users, nil)
-	want := bootstrapPolicy()
+	want := bootstrapPolicy(t)
 	s.create(t, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, object("v1", "Namespace", "", matrixNamespace, nil))
 	for _, u := range matrixUsers {
 		switch u.role {
@@ -79,16 +79,18 @@ func TestRBACMatrix(t *testing.T) {
 		case "cluster-admin":
 			b := binding("ClusterRoleBinding", "", u.name, "ClusterRole", u.role, u.name)
 			s.create(t, clusterRoleBindingsGVR, b)
-			want.clusterRoleBindings = append(want.clusterRoleBindings, toClusterRoleBinding(t, b))
+			want.ClusterRoleBindings = append(want.ClusterRoleBindings, toClusterRoleBinding(t, b))
 		default:
 			b := binding("RoleBinding", matrixNamespace, u.name, "ClusterRole", u.role, u.name)
 			s.create(t, roleBindingsGVR, b)
-			want.roleBindings = append(want.roleBindings, toRoleBinding(t, b))
+			want.RoleBindings = append(want.RoleBindings, toRoleBinding(t, b))
 		}
 	}
-	want.aggregate(t)
+	if err := want.Aggregate(); err != nil {
+		t.Fatal(err)
+	}
 	setUpTargets(t, s)
-	expected := want.authorizer()
+	expected := expectedAuthorizer(t, want)
 	admin := dynamicFor(t, s.admin)
 
 	got := map[string]string{} // "user verb resource": the 403's message

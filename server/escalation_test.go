@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
+
+	"github.com/stratadev/strata/internal/rbacmodel"
 )
 
 // TestRBACEscalation: writes of Roles and RoleBindings are refused when
@@ -20,7 +22,7 @@ import (
 func TestRBACEscalation(t *testing.T) {
 	t.Parallel()
 	s := startTestServer(t, []string{"eve", "nsadmin", "binder", "escalator"}, nil)
-	want := bootstrapPolicy()
+	want := bootstrapPolicy(t)
 	s.create(t, namespacesGVR, object("v1", "Namespace", "", matrixNamespace, nil))
 	roles := []*unstructured.Unstructured{
 		object("rbac.authorization.k8s.io/v1", "Role", matrixNamespace, "rbac-writer", map[string]any{"rules": []any{
@@ -34,7 +36,7 @@ func TestRBACEscalation(t *testing.T) {
 	}
 	s.create(t, rolesGVR, roles...)
 	for _, r := range roles {
-		want.roles = append(want.roles, toRole(t, r))
+		want.Roles = append(want.Roles, toRole(t, r))
 	}
 	bindings := []*unstructured.Unstructured{
 		binding("RoleBinding", matrixNamespace, "eve-edit", "ClusterRole", "edit", "eve"),
@@ -48,10 +50,12 @@ func TestRBACEscalation(t *testing.T) {
 	}
 	s.create(t, roleBindingsGVR, bindings...)
 	for _, b := range bindings {
-		want.roleBindings = append(want.roleBindings, toRoleBinding(t, b))
+		want.RoleBindings = append(want.RoleBindings, toRoleBinding(t, b))
 	}
-	want.aggregate(t)
-	resolver, _ := want.resolver()
+	if err := want.Aggregate(); err != nil {
+		t.Fatal(err)
+	}
+	resolver, _ := want.Resolver()
 	// noEscalation is upstream's refusal of user granting rules, in the
 	// namespace of the test.
 	noEscalation := func(userName string, rules []rbacv1.PolicyRule) string {
@@ -164,8 +168,8 @@ func patchWith(c interface {
 	}
 }
 
-func clusterRoleRules(t *testing.T, p *policy, name string) []rbacv1.PolicyRule {
-	for _, r := range p.clusterRoles {
+func clusterRoleRules(t *testing.T, p *rbacmodel.Policy, name string) []rbacv1.PolicyRule {
+	for _, r := range p.ClusterRoles {
 		if r.Name == name {
 			return r.Rules
 		}
