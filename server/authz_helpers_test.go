@@ -53,6 +53,15 @@ func startTestServer(t *testing.T, users []string, edit func(*Options)) *testSer
 	if edit != nil {
 		edit(o)
 	}
+	_, admin := start(t, o)
+	return &testServer{admin: admin}
+}
+
+// start starts a server with o until the test ends (checking that it
+// stops cleanly) and returns it with its admin's client configuration,
+// without client-side rate limits.
+func start(t *testing.T, o *Options) (*Running, *rest.Config) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := Start(ctx, o)
 	if err != nil {
@@ -69,8 +78,8 @@ func startTestServer(t *testing.T, users []string, edit func(*Options)) *testSer
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin.QPS = -1 // no client-side rate limit
-	return &testServer{admin: admin}
+	admin.QPS = -1
+	return r, admin
 }
 
 // as is a client configuration of a token-file user.

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	token "k8s.io/kubernetes/pkg/serviceaccount"
 	"k8s.io/utils/ptr"
@@ -49,22 +48,7 @@ func startSAServer(t *testing.T) *saServer {
 	o.DataDir, o.SecurePort = t.TempDir(), 0
 	buf := &syncBuffer{}
 	o.Logger = slog.New(slog.NewTextHandler(buf, nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := Start(ctx, o)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := r.Wait(); err != nil {
-			t.Errorf("server stopped: %v", err)
-		}
-	})
-	admin, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, admin := start(t, o)
 	return &saServer{o: o, r: r, admin: admin, client: kubernetes.NewForConfigOrDie(admin), log: buf}
 }
 
