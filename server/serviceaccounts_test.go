@@ -415,9 +415,30 @@ func testOIDCDiscovery(t *testing.T, s *saServer) {
 	}
 	// RBAC's system:service-account-issuer-discovery is bound to
 	// system:serviceaccounts only, as on kube-apiserver.
-	if resp, err := plain.Do(anon); err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("anonymous jwks: %v %v, want 403", resp.StatusCode, err)
+	if code := statusOfRequest(t, plain, anon); code != http.StatusForbidden {
+		t.Errorf("anonymous jwks: %d, want 403", code)
 	}
+	// A service account reads them, by that role.
+	s.createSA(t, "team", "oidc-reader")
+	saReq, err := http.NewRequest(http.MethodGet, s.r.URL+"/.well-known/openid-configuration", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saReq.Header.Set("Authorization", "Bearer "+s.token(t, "team", "oidc-reader", authenticationv1.TokenRequestSpec{}))
+	if code := statusOfRequest(t, plain, saReq); code != http.StatusOK {
+		t.Errorf("a service account reading the discovery document: %d, want 200", code)
+	}
+}
+
+// statusOfRequest sends req and returns the response's status code.
+func statusOfRequest(t *testing.T, c *http.Client, req *http.Request) int {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // syncBuffer is a log sink the server writes from its goroutines.
