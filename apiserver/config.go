@@ -71,6 +71,9 @@ type Config struct {
 	// user's rules (SelfSubjectRulesReview). nil allows everything.
 	Authorizer   authorizer.Authorizer
 	RuleResolver authorizer.RuleResolver
+	// Admission is the admission chain writes pass (package admission);
+	// nil admits everything.
+	Admission registry.Admission
 	// TokenAuthenticator checks the tokens of TokenReviews, as the filter
 	// chain's authentication checks bearer tokens; APIAudiences are the
 	// audiences the server's tokens are for (--api-audiences).
