@@ -74,6 +74,11 @@ type Config struct {
 	// Admission is the admission chain writes pass (package admission);
 	// nil admits everything.
 	Admission registry.Admission
+	// WithoutNamespaceLifecycle turns off the NamespaceLifecycle admission
+	// strata runs itself (--disable-admission-plugins=NamespaceLifecycle):
+	// objects may then be created in namespaces that do not exist or are
+	// terminating, and the default namespaces deleted.
+	WithoutNamespaceLifecycle bool
 	// TokenAuthenticator checks the tokens of TokenReviews, as the filter
 	// chain's authentication checks bearer tokens; APIAudiences are the
 	// audiences the server's tokens are for (--api-audiences).
