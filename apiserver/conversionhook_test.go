@@ -1,0 +1,148 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// hookMode is how the test conversion webhook answers.
+type hookMode int32
+
+const (
+	hookConvert  hookMode = iota // convert, as a correct webhook
+	hookFail                     // result Failure with hookFailMessage
+	hookWrongUID                 // a response for another request
+	hookHang                     // no answer until the caller gives up
+)
+
+const hookFailMessage = "backends cannot be converted today"
+
+// conversionHook is a conversion webhook between the versions of
+// testdata/conversion/backends-crd.yaml, served over TLS on loopback: v1
+// spec.host and spec.port are v2 spec.address "host:port".
+type conversionHook struct {
+	srv  *httptest.Server
+	mode atomic.Int32
+	// calls counts the reviews received; reviews records the apiVersion
+	// of each (ConversionReview v1 or v1beta1).
+	calls   atomic.Int64
+	mu      sync.Mutex
+	reviews []string
+}
+
+func newConversionHook(t testing.TB) *conversionHook {
+	h := &conversionHook{}
+	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// url is the webhook's clientConfig.url.
+func (h *conversionHook) url() string { return h.srv.URL + "/convert" }
+
+// caBundle is the PEM of the certificate the webhook serves with.
+func (h *conversionHook) caBundle() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
+}
+
+func (h *conversionHook) setMode(m hookMode) { h.mode.Store(int32(m)) }
+
+func (h *conversionHook) reviewVersions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.reviews...)
+}
+
+func (h *conversionHook) serve(w http.ResponseWriter, r *http.Request) {
+	h.calls.Add(1)
+	var review struct {
+		APIVersion string                             `json:"apiVersion"`
+		Request    *apiextensionsv1.ConversionRequest `json:"request"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, fmt.Sprintf("bad review: %v", err), http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.reviews = append(h.reviews, review.APIVersion)
+	h.mu.Unlock()
+	resp := &apiextensionsv1.ConversionResponse{UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
+	switch hookMode(h.mode.Load()) {
+	case hookHang:
+		<-r.Context().Done()
+		return
+	case hookFail:
+		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: hookFailMessage}
+	case hookWrongUID:
+		resp.UID = types.UID("not-" + string(review.Request.UID))
+		fallthrough
+	default:
+		for _, obj := range review.Request.Objects {
+			converted, err := convertBackend(obj.Raw, review.Request.DesiredAPIVersion)
+			if err != nil {
+				resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}
+				break
+			}
+			resp.ConvertedObjects = append(resp.ConvertedObjects, runtime.RawExtension{Raw: converted})
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	var out any = &apiextensionsv1.ConversionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: review.APIVersion, Kind: "ConversionReview"}, Response: resp}
+	if review.APIVersion == apiextensionsv1beta1.SchemeGroupVersion.String() {
+		out = &apiextensionsv1beta1.ConversionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: review.APIVersion, Kind: "ConversionReview"},
+			Response: &apiextensionsv1beta1.ConversionResponse{UID: resp.UID, ConvertedObjects: resp.ConvertedObjects, Result: resp.Result}}
+	}
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// convertBackend converts one Backend between v1 and v2.
+func convertBackend(raw []byte, to string) ([]byte, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	switch from := obj["apiVersion"]; {
+	case from == "stable.example.com/v1" && to == "stable.example.com/v2" && spec != nil:
+		port, _ := spec["port"].(float64)
+		spec["address"] = net.JoinHostPort(fmt.Sprint(spec["host"]), strconv.Itoa(int(port)))
+		delete(spec, "host")
+		delete(spec, "port")
+	case from == "stable.example.com/v2" && to == "stable.example.com/v1" && spec != nil:
+		host, port, err := net.SplitHostPort(fmt.Sprint(spec["address"]))
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, err
+		}
+		spec["host"], spec["port"] = host, n
+		delete(spec, "address")
+	case from == to || spec == nil:
+	default:
+		return nil, fmt.Errorf("cannot convert %v to %s", from, to)
+	}
+	obj["apiVersion"] = to
+	return json.Marshal(obj)
+}
+
+// hostPort is the webhook's address, as its errors name it.
+func (h *conversionHook) hostPort() string { return strings.TrimPrefix(h.srv.URL, "https://") }
