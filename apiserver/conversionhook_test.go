@@ -43,6 +43,7 @@ type conversionHook struct {
 	calls   atomic.Int64
 	mu      sync.Mutex
 	reviews []string
+	lastUID types.UID
 }
 
 func newConversionHook(t testing.TB) *conversionHook {
@@ -80,6 +81,7 @@ func (h *conversionHook) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.reviews = append(h.reviews, review.APIVersion)
+	h.lastUID = review.Request.UID
 	h.mu.Unlock()
 	resp := &apiextensionsv1.ConversionResponse{UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	switch hookMode(h.mode.Load()) {
@@ -146,3 +148,10 @@ func convertBackend(raw []byte, to string) ([]byte, error) {
 
 // hostPort is the webhook's address, as its errors name it.
 func (h *conversionHook) hostPort() string { return strings.TrimPrefix(h.srv.URL, "https://") }
+
+// uid is the UID of the last review received.
+func (h *conversionHook) uid() types.UID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastUID
+}

@@ -1,0 +1,138 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/rest"
+)
+
+// webhookTimeout shortens kube-apiserver's 30 s timeout of conversion
+// webhook calls, through the resolver wrapper kube-apiserver also has.
+func webhookTimeout(d time.Duration) func(*Config) {
+	return func(c *Config) {
+		c.WebhookAuthWrapper = func(r webhook.AuthenticationInfoResolver) webhook.AuthenticationInfoResolver {
+			return &webhook.AuthenticationInfoResolverDelegator{
+				ClientConfigForFunc: func(hostPort string) (*rest.Config, error) {
+					cfg, err := r.ClientConfigFor(hostPort)
+					if cfg != nil {
+						cfg.Timeout = d
+					}
+					return cfg, err
+				},
+				ClientConfigForServiceFunc: func(name, namespace string, port int) (*rest.Config, error) {
+					cfg, err := r.ClientConfigForService(name, namespace, port)
+					if cfg != nil {
+						cfg.Timeout = d
+					}
+					return cfg, err
+				},
+			}
+		}
+	}
+}
+
+// TestConversionWebhookFailures: a webhook that fails, answers another
+// request, hangs or is down fails the reads and writes that need it with
+// kube-apiserver's status and words; reads that need no conversion work.
+func TestConversionWebhookFailures(t *testing.T) {
+	hook := newConversionHook(t)
+	ts, prefix := conversionServer(t, webhookTimeout(time.Second))
+	createBackendsCRD(t, ts, urlConfig(hook))
+	ctx := context.Background()
+	a, err := backends(ts, "v1").Create(ctx, backend("v1", "a", specA), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The v2 watch cache holds a converted before the webhook breaks.
+	eventually(t, 5*time.Second, func() string {
+		if l, err := backends(ts, "v2").List(ctx, metav1.ListOptions{ResourceVersion: "0"}); err != nil || len(l.Items) != 1 {
+			return fmt.Sprintf("the v2 cache: %v %v", l, err)
+		}
+		return ""
+	})
+	// timedOut is how Go's HTTP client words the timeout: which of its
+	// timers fires first decides, in kube-apiserver too.
+	timedOut := `(context deadline exceeded|net/http: request canceled)( \(Client\.Timeout exceeded while awaiting headers\))?`
+	post := fmt.Sprintf(`Post "https://%s/convert?timeout=1s"`, hook.hostPort())
+	cases := []struct {
+		name  string
+		setup func()
+		// cause is what the converter says (given the review's UID), as a
+		// regular expression.
+		cause func() string
+	}{
+		{"failure result", func() { hook.setMode(hookFail) }, func() string { return regexp.QuoteMeta(hookFailMessage) }},
+		{"wrong UID", func() { hook.setMode(hookWrongUID) }, func() string {
+			return regexp.QuoteMeta(fmt.Sprintf(`expected response.uid="%s", got "not-%s"`, hook.uid(), hook.uid()))
+		}},
+		{"timeout", func() { hook.setMode(hookHang) }, func() string {
+			return regexp.QuoteMeta(post+": ") + timedOut
+		}},
+		{"down", func() { hook.srv.CloseClientConnections(); hook.srv.Close() }, func() string {
+			return regexp.QuoteMeta(fmt.Sprintf("%s: dial tcp %s: connect: connection refused", post, hook.hostPort()))
+		}},
+	}
+	var first *unstructured.Unstructured // the first object the v2 cache could not convert
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.setup()
+			// b<i> is stored in v1, as the CRD says, without the webhook.
+			b, err := backends(ts, "v1").Create(ctx, backend("v1", fmt.Sprintf("b%d", i), specB), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = b
+			}
+			corrupt := func(obj *unstructured.Unstructured) string {
+				return regexp.QuoteMeta(fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s/stable.example.com/backends/default/%s, "+
+					"ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%s: "+
+					"conversion webhook for stable.example.com/v1, Kind=Backend failed: ", prefix, obj.GetName(), obj.GetResourceVersion())) + c.cause()
+			}
+			_, err = backends(ts, "v2").Get(ctx, "a", metav1.GetOptions{})
+			wantStatus(t, "get in v2", err, http.StatusInternalServerError, metav1.StatusReasonInternalError,
+				"Internal error occurred: "+corrupt(a))
+
+			// An exact list reads etcd; a is converted in the cache, the b
+			// objects are not.
+			_, err = backends(ts, "v2").List(ctx, metav1.ListOptions{ResourceVersion: b.GetResourceVersion(),
+				ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+			wantStatus(t, "list in v2", err, http.StatusInternalServerError, metav1.StatusReasonStoreReadError,
+				"failed to read one or more backends.stable.example.com from the storage: "+corrupt(first))
+
+			_, err = backends(ts, "v2").Create(ctx, backend("v2", "c", specBv), metav1.CreateOptions{})
+			wantStatus(t, "create in v2", err, http.StatusInternalServerError, "",
+				regexp.QuoteMeta("conversion webhook for stable.example.com/v2, Kind=Backend failed: ")+c.cause())
+
+			got, err := backends(ts, "v1").Get(ctx, "a", metav1.GetOptions{})
+			if err != nil || got.GetName() != "a" {
+				t.Errorf("get in the stored version: %v", err)
+			}
+		})
+	}
+}
+
+// wantStatus checks an answer's status code, reason and message (a
+// regular expression, matched whole).
+func wantStatus(t *testing.T, what string, err error, code int32, reason metav1.StatusReason, message string) {
+	t.Helper()
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		t.Errorf("%s: %v, want a %d Status", what, err, code)
+		return
+	}
+	s := st.Status()
+	if s.Code != code || s.Reason != reason || !regexp.MustCompile("^"+message+"$").MatchString(s.Message) {
+		t.Errorf("%s: %d %q %q\nwant %d %q %q", what, s.Code, s.Reason, s.Message, code, reason, message)
+	}
+}
