@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -84,6 +85,10 @@ func TestConversionWebhookFailures(t *testing.T) {
 	}
 	var first *unstructured.Unstructured // the first object the v2 cache could not convert
 	for i, c := range cases {
+		if c.name == "down" {
+			t.Run("healed", func(t *testing.T) { testConversionHealed(t, ts, hook, i) })
+			first = nil // converted now
+		}
 		t.Run(c.name, func(t *testing.T) {
 			c.setup()
 			// b<i> is stored in v1, as the CRD says, without the webhook.
@@ -120,6 +125,27 @@ func TestConversionWebhookFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testConversionHealed: once the webhook works again, the v2 watch cache
+// lists again and serves the n objects it could not convert.
+func testConversionHealed(t *testing.T, ts *testServer, hook *conversionHook, n int) {
+	hook.setMode(hookConvert)
+	items := []map[string]any{want("v2", "a", specAv)}
+	for i := range n {
+		items = append(items, want("v2", fmt.Sprintf("b%d", i), specBv))
+	}
+	eventually(t, 10*time.Second, func() string {
+		l, err := backends(ts, "v2").List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return err.Error()
+		}
+		var got []map[string]any
+		for _, item := range l.Items {
+			got = append(got, normalize(brief(item.Object)))
+		}
+		return cmp.Diff(items, got)
+	})
 }
 
 // wantStatus checks an answer's status code, reason and message (a

@@ -102,7 +102,7 @@ func (s *Store) decodeStored(kv *mvccpb.KeyValue) (*unstructured.Unstructured, s
 		// The converter's error is the cause as kube-apiserver words it
 		// ("conversion webhook for ... failed: ...").
 		if obj, err = c.FromStored(obj); err != nil {
-			return nil, "", corruptObject(string(kv.Key), kv.ModRevision, err)
+			return nil, "", corruptObject(string(kv.Key), kv.ModRevision, conversionError{err})
 		}
 	}
 	if s.versions.served != "" {
