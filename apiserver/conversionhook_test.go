@@ -1,9 +1,16 @@
 package apiserver
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -37,6 +45,7 @@ const hookFailMessage = "backends cannot be converted today"
 // spec.host and spec.port are v2 spec.address "host:port".
 type conversionHook struct {
 	srv  *httptest.Server
+	ca   []byte // PEM of the serving certificate's CA
 	mode atomic.Int32
 	// calls counts the reviews received; reviews records the apiVersion
 	// of each (ConversionReview v1 or v1beta1).
@@ -50,16 +59,44 @@ func newConversionHook(t testing.TB) *conversionHook {
 	h := &conversionHook{}
 	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
 	t.Cleanup(h.srv.Close)
+	h.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
+	return h
+}
+
+// newConversionHookFor is a conversion webhook listening on ip, serving a
+// self-signed certificate for dnsName, the name a service reference is
+// called by.
+func newConversionHookFor(t testing.TB, dnsName, ip string) *conversionHook {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &conversionHook{ca: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Listener.Close()
+	h.srv.Listener = ln
+	h.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	h.srv.StartTLS()
+	t.Cleanup(h.srv.Close)
 	return h
 }
 
 // url is the webhook's clientConfig.url.
 func (h *conversionHook) url() string { return h.srv.URL + "/convert" }
 
-// caBundle is the PEM of the certificate the webhook serves with.
-func (h *conversionHook) caBundle() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
-}
+// caBundle is the PEM of the CA of the certificate the webhook serves with.
+func (h *conversionHook) caBundle() []byte { return h.ca }
 
 func (h *conversionHook) setMode(m hookMode) { h.mode.Store(int32(m)) }
 

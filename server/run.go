@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -201,6 +202,11 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := startAdmission(o, sh, az, ln.Addr(), adm); err != nil {
 		return fail(err)
 	}
+	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
+	if err != nil {
+		return fail(err)
+	}
+	api.SetServiceResolver(webhooks)
 	sh.start()
 	if err := az.wait(readyCtx, sh); err != nil {
 		return fail(err)
