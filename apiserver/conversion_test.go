@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/stratadev/strata/internal/convhook"
 	"github.com/stratadev/strata/storage"
 )
 
@@ -71,8 +72,8 @@ func createBackendsCRD(t *testing.T, ts *testServer, clientConfig map[string]any
 }
 
 // urlConfig is a clientConfig naming hook by URL, with its CA.
-func urlConfig(hook *conversionHook) map[string]any {
-	return map[string]any{"url": hook.url(), "caBundle": base64.StdEncoding.EncodeToString(hook.caBundle())}
+func urlConfig(hook *convhook.Hook) map[string]any {
+	return map[string]any{"url": hook.URL(), "caBundle": base64.StdEncoding.EncodeToString(hook.CABundle())}
 }
 
 func backends(ts *testServer, version string) dynamic.ResourceInterface {
@@ -154,7 +155,7 @@ var (
 // the storage version and read, listed and watched in the version asked
 // for, converted by the CRD's webhook.
 func TestConversionWebhook(t *testing.T) {
-	hook := newConversionHook(t)
+	hook := convhook.New(t)
 	ts, prefix := conversionServer(t)
 	createBackendsCRD(t, ts, urlConfig(hook))
 	ctx := context.Background()
@@ -193,12 +194,12 @@ func TestConversionWebhook(t *testing.T) {
 		{"v2", "b", want("v2", "b", specBv), 1},
 	}
 	for _, r := range reads {
-		before := hook.calls.Load()
+		before := hook.Calls.Load()
 		got := mustBrief(t)(backends(ts, r.version).Get(ctx, r.name, metav1.GetOptions{}))
 		if diff := cmp.Diff(r.want, got); diff != "" {
 			t.Errorf("get %s in %s (-want +got):\n%s", r.name, r.version, diff)
 		}
-		if n := hook.calls.Load() - before; n != r.calls {
+		if n := hook.Calls.Load() - before; n != r.calls {
 			t.Errorf("get %s in %s called the webhook %d times, want %d", r.name, r.version, n, r.calls)
 		}
 	}
@@ -323,7 +324,7 @@ func testStorageVersionMigration(t *testing.T, ts *testServer, prefix string) {
 
 // testReviewV1beta1: a CRD whose conversionReviewVersions name only
 // v1beta1 gets ConversionReviews of v1beta1.
-func testReviewV1beta1(t *testing.T, ts *testServer, hook *conversionHook) {
+func testReviewV1beta1(t *testing.T, ts *testServer, hook *convhook.Hook) {
 	ctx := context.Background()
 	crd, err := ts.dynamic.Resource(gvrCRDs).Get(ctx, gvrBackendsCRD, metav1.GetOptions{})
 	if err != nil {
@@ -341,7 +342,7 @@ func testReviewV1beta1(t *testing.T, ts *testServer, hook *conversionHook) {
 		if diff := cmp.Diff(want("v1", "a", map[string]any{"host": "db", "port": 5434}), normalize(brief(got.Object))); diff != "" {
 			return diff
 		}
-		if r := hook.reviewVersions(); r[len(r)-1] != "apiextensions.k8s.io/v1beta1" {
+		if r := hook.ReviewVersions(); r[len(r)-1] != "apiextensions.k8s.io/v1beta1" {
 			return "the last review was " + r[len(r)-1]
 		}
 		return ""

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/internal/convhook"
 )
 
 // webhookTimeout shortens kube-apiserver's 30 s timeout of conversion
@@ -46,7 +48,7 @@ func webhookTimeout(d time.Duration) func(*Config) {
 // request, hangs or is down fails the reads and writes that need it with
 // kube-apiserver's status and words; reads that need no conversion work.
 func TestConversionWebhookFailures(t *testing.T) {
-	hook := newConversionHook(t)
+	hook := convhook.New(t)
 	ts, prefix := conversionServer(t, webhookTimeout(time.Second))
 	createBackendsCRD(t, ts, urlConfig(hook))
 	ctx := context.Background()
@@ -64,7 +66,7 @@ func TestConversionWebhookFailures(t *testing.T) {
 	// timedOut is how Go's HTTP client words the timeout: which of its
 	// timers fires first decides, in kube-apiserver too.
 	timedOut := `(context deadline exceeded|net/http: request canceled)( \(Client\.Timeout exceeded while awaiting headers\))?`
-	post := fmt.Sprintf(`Post "https://%s/convert?timeout=1s"`, hook.hostPort())
+	post := fmt.Sprintf(`Post "https://%s/convert?timeout=1s"`, hook.HostPort())
 	cases := []struct {
 		name  string
 		setup func()
@@ -72,15 +74,15 @@ func TestConversionWebhookFailures(t *testing.T) {
 		// regular expression.
 		cause func() string
 	}{
-		{"failure result", func() { hook.setMode(hookFail) }, func() string { return regexp.QuoteMeta(hookFailMessage) }},
-		{"wrong UID", func() { hook.setMode(hookWrongUID) }, func() string {
-			return regexp.QuoteMeta(fmt.Sprintf(`expected response.uid="%s", got "not-%s"`, hook.uid(), hook.uid()))
+		{"failure result", func() { hook.SetMode(convhook.Fail) }, func() string { return regexp.QuoteMeta(convhook.FailMessage) }},
+		{"wrong UID", func() { hook.SetMode(convhook.WrongUID) }, func() string {
+			return regexp.QuoteMeta(fmt.Sprintf(`expected response.uid="%s", got "not-%s"`, hook.UID(), hook.UID()))
 		}},
-		{"timeout", func() { hook.setMode(hookHang) }, func() string {
+		{"timeout", func() { hook.SetMode(convhook.Hang) }, func() string {
 			return regexp.QuoteMeta(post+": ") + timedOut
 		}},
-		{"down", func() { hook.srv.CloseClientConnections(); hook.srv.Close() }, func() string {
-			return regexp.QuoteMeta(fmt.Sprintf("%s: dial tcp %s: connect: connection refused", post, hook.hostPort()))
+		{"down", func() { hook.Srv.CloseClientConnections(); hook.Srv.Close() }, func() string {
+			return regexp.QuoteMeta(fmt.Sprintf("%s: dial tcp %s: connect: connection refused", post, hook.HostPort()))
 		}},
 	}
 	var first *unstructured.Unstructured // the first object the v2 cache could not convert
@@ -129,8 +131,8 @@ func TestConversionWebhookFailures(t *testing.T) {
 
 // testConversionHealed: once the webhook works again, the v2 watch cache
 // lists again and serves the n objects it could not convert.
-func testConversionHealed(t *testing.T, ts *testServer, hook *conversionHook, n int) {
-	hook.setMode(hookConvert)
+func testConversionHealed(t *testing.T, ts *testServer, hook *convhook.Hook, n int) {
+	hook.SetMode(convhook.Convert)
 	items := []map[string]any{want("v2", "a", specAv)}
 	for i := range n {
 		items = append(items, want("v2", fmt.Sprintf("b%d", i), specBv))

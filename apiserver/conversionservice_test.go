@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/utils/ptr"
+
+	"github.com/stratadev/strata/internal/convhook"
 )
 
 // TestConversionWebhookService: a webhook named by a service reference is
@@ -22,8 +24,8 @@ import (
 // name <service>.<namespace>.svc with the caBundle. EndpointSlices may not
 // name loopback addresses, so the webhook listens on one of the host's.
 func TestConversionWebhookService(t *testing.T) {
-	ip := hostAddress(t)
-	hook := newConversionHookFor(t, "converter.default.svc", ip)
+	ip := convhook.HostIPv4(t)
+	hook := convhook.NewFor(t, "converter.default.svc", ip)
 	ts, _ := conversionServer(t)
 	inf := informers.NewSharedInformerFactory(ts.client, 0)
 	resolver, err := NewEndpointServiceResolver(inf, &url.URL{Scheme: "https", Host: ts.http.Listener.Addr().String()})
@@ -36,7 +38,7 @@ func TestConversionWebhookService(t *testing.T) {
 	inf.Start(stop)
 
 	ctx := context.Background()
-	port := hook.srv.Listener.Addr().(*net.TCPAddr).Port
+	port := hook.Srv.Listener.Addr().(*net.TCPAddr).Port
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "converter"}, Spec: corev1.ServiceSpec{
 		Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}}}
 	if _, err := ts.client.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
@@ -60,7 +62,7 @@ func TestConversionWebhookService(t *testing.T) {
 
 	createBackendsCRD(t, ts, map[string]any{
 		"service":  map[string]any{"namespace": "default", "name": "converter", "path": "/convert", "port": int64(443)},
-		"caBundle": base64.StdEncoding.EncodeToString(hook.caBundle()),
+		"caBundle": base64.StdEncoding.EncodeToString(hook.CABundle()),
 	})
 	created, err := backends(ts, "v2").Create(ctx, backend("v2", "a", specAv), metav1.CreateOptions{})
 	if diff := cmp.Diff(want("v2", "a", specAv), mustBrief(t)(created, err)); diff != "" {
@@ -70,23 +72,7 @@ func TestConversionWebhookService(t *testing.T) {
 	if diff := cmp.Diff(want("v1", "a", specA), mustBrief(t)(got, err)); diff != "" {
 		t.Errorf("get in v1 (-want +got):\n%s", diff)
 	}
-	if hook.calls.Load() == 0 {
+	if hook.Calls.Load() == 0 {
 		t.Error("the webhook was not called")
 	}
-}
-
-// hostAddress is a non-loopback IPv4 address of the host; the test is
-// skipped without one.
-func hostAddress(t *testing.T) string {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
-			return n.IP.String()
-		}
-	}
-	t.Skip("no non-loopback IPv4 address to serve the webhook on")
-	return ""
 }

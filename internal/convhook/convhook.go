@@ -1,4 +1,8 @@
-package apiserver
+// Package convhook is a CRD conversion webhook for tests: it converts the
+// Backends of apiserver/testdata/conversion/backends-crd.yaml between v1
+// (spec.host, spec.port) and v2 (spec.address "host:port") over TLS, and
+// fails on demand in the ways a webhook can.
+package convhook
 
 import (
 	"crypto/ecdsa"
@@ -28,45 +32,46 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// hookMode is how the test conversion webhook answers.
-type hookMode int32
+// Mode is how the webhook answers.
+type Mode int32
 
 const (
-	hookConvert  hookMode = iota // convert, as a correct webhook
-	hookFail                     // result Failure with hookFailMessage
-	hookWrongUID                 // a response for another request
-	hookHang                     // no answer until the caller gives up
+	Convert  Mode = iota // convert, as a correct webhook
+	Fail                 // result Failure with FailMessage
+	WrongUID             // a response for another request
+	Hang                 // no answer until the caller gives up
 )
 
-const hookFailMessage = "backends cannot be converted today"
+// FailMessage is the result message of the Fail mode.
+const FailMessage = "backends cannot be converted today"
 
-// conversionHook is a conversion webhook between the versions of
-// testdata/conversion/backends-crd.yaml, served over TLS on loopback: v1
-// spec.host and spec.port are v2 spec.address "host:port".
-type conversionHook struct {
-	srv  *httptest.Server
+// Hook is the conversion webhook.
+type Hook struct {
+	// Srv is the webhook's server.
+	Srv  *httptest.Server
 	ca   []byte // PEM of the serving certificate's CA
 	mode atomic.Int32
-	// calls counts the reviews received; reviews records the apiVersion
+	// Calls counts the reviews received; reviews records the apiVersion
 	// of each (ConversionReview v1 or v1beta1).
-	calls   atomic.Int64
+	Calls   atomic.Int64
 	mu      sync.Mutex
 	reviews []string
 	lastUID types.UID
 }
 
-func newConversionHook(t testing.TB) *conversionHook {
-	h := &conversionHook{}
-	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
-	t.Cleanup(h.srv.Close)
-	h.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
+// New starts a webhook on loopback, serving httptest's certificate.
+func New(t testing.TB) *Hook {
+	h := &Hook{}
+	h.Srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
+	t.Cleanup(h.Srv.Close)
+	h.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.Srv.Certificate().Raw})
 	return h
 }
 
-// newConversionHookFor is a conversion webhook listening on ip, serving a
+// NewFor is a conversion webhook listening on ip, serving a
 // self-signed certificate for dnsName, the name a service reference is
 // called by.
-func newConversionHookFor(t testing.TB, dnsName, ip string) *conversionHook {
+func NewFor(t testing.TB, dnsName, ip string) *Hook {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -78,36 +83,38 @@ func newConversionHookFor(t testing.TB, dnsName, ip string) *conversionHook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &conversionHook{ca: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
+	h := &Hook{ca: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	h.Srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.srv.Listener.Close()
-	h.srv.Listener = ln
-	h.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	h.srv.StartTLS()
-	t.Cleanup(h.srv.Close)
+	h.Srv.Listener.Close()
+	h.Srv.Listener = ln
+	h.Srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	h.Srv.StartTLS()
+	t.Cleanup(h.Srv.Close)
 	return h
 }
 
-// url is the webhook's clientConfig.url.
-func (h *conversionHook) url() string { return h.srv.URL + "/convert" }
+// URL is the webhook's clientConfig.url.
+func (h *Hook) URL() string { return h.Srv.URL + "/convert" }
 
-// caBundle is the PEM of the CA of the certificate the webhook serves with.
-func (h *conversionHook) caBundle() []byte { return h.ca }
+// CABundle is the PEM of the CA of the certificate the webhook serves with.
+func (h *Hook) CABundle() []byte { return h.ca }
 
-func (h *conversionHook) setMode(m hookMode) { h.mode.Store(int32(m)) }
+// SetMode sets how the webhook answers from now on.
+func (h *Hook) SetMode(m Mode) { h.mode.Store(int32(m)) }
 
-func (h *conversionHook) reviewVersions() []string {
+// ReviewVersions are the apiVersions of the reviews received, in order.
+func (h *Hook) ReviewVersions() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.reviews...)
 }
 
-func (h *conversionHook) serve(w http.ResponseWriter, r *http.Request) {
-	h.calls.Add(1)
+func (h *Hook) serve(w http.ResponseWriter, r *http.Request) {
+	h.Calls.Add(1)
 	var review struct {
 		APIVersion string                             `json:"apiVersion"`
 		Request    *apiextensionsv1.ConversionRequest `json:"request"`
@@ -121,13 +128,13 @@ func (h *conversionHook) serve(w http.ResponseWriter, r *http.Request) {
 	h.lastUID = review.Request.UID
 	h.mu.Unlock()
 	resp := &apiextensionsv1.ConversionResponse{UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
-	switch hookMode(h.mode.Load()) {
-	case hookHang:
+	switch Mode(h.mode.Load()) {
+	case Hang:
 		<-r.Context().Done()
 		return
-	case hookFail:
-		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: hookFailMessage}
-	case hookWrongUID:
+	case Fail:
+		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: FailMessage}
+	case WrongUID:
 		resp.UID = types.UID("not-" + string(review.Request.UID))
 		fallthrough
 	default:
@@ -183,12 +190,29 @@ func convertBackend(raw []byte, to string) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// hostPort is the webhook's address, as its errors name it.
-func (h *conversionHook) hostPort() string { return strings.TrimPrefix(h.srv.URL, "https://") }
+// HostPort is the webhook's address, as its errors name it.
+func (h *Hook) HostPort() string { return strings.TrimPrefix(h.Srv.URL, "https://") }
 
-// uid is the UID of the last review received.
-func (h *conversionHook) uid() types.UID {
+// UID is the UID of the last review received.
+func (h *Hook) UID() types.UID {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.lastUID
+}
+
+// HostIPv4 is a non-loopback IPv4 address of the host, for a webhook an
+// EndpointSlice names (which may not name loopback addresses); t is
+// skipped without one.
+func HostIPv4(t testing.TB) string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("no non-loopback IPv4 address to serve the webhook on")
+	return ""
 }
