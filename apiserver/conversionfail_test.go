@@ -121,6 +121,13 @@ func TestConversionWebhookFailures(t *testing.T) {
 			wantStatus(t, "create in v2", err, http.StatusInternalServerError, "",
 				regexp.QuoteMeta("conversion webhook for stable.example.com/v2, Kind=Backend failed: ")+c.cause())
 
+			// An update in v2 of a, which the v2 cache holds converted.
+			update := backend("v2", "a", map[string]any{"address": "db:6000"})
+			update.SetResourceVersion(a.GetResourceVersion())
+			_, err = backends(ts, "v2").Update(ctx, update, metav1.UpdateOptions{})
+			wantStatus(t, "update in v2", err, http.StatusInternalServerError, "",
+				regexp.QuoteMeta("conversion webhook for stable.example.com/v2, Kind=Backend failed: ")+c.cause())
+
 			got, err := backends(ts, "v1").Get(ctx, "a", metav1.GetOptions{})
 			if err != nil || got.GetName() != "a" {
 				t.Errorf("get in the stored version: %v", err)

@@ -14,12 +14,15 @@ type conversionError struct{ err error }
 func (e conversionError) Error() string { return e.err.Error() }
 func (e conversionError) Unwrap() error { return e.err }
 
+// isConversionError says whether err is a failed conversion.
+func isConversionError(err error) bool {
+	var ce conversionError
+	return errors.As(err, &ce)
+}
+
 // unconvertible says whether a corrupt entry is one whose conversion
 // failed.
-func unconvertible(e *Error) bool {
-	var ce conversionError
-	return errors.As(e.cause, &ce)
-}
+func unconvertible(e *Error) bool { return isConversionError(e.cause) }
 
 // conversionProbeInterval is how often a watch cache holding objects it
 // could not convert tries one of them again.

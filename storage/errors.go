@@ -128,7 +128,7 @@ func conversionFailed(err error) error {
 		return err
 	}
 	return newError(ErrInternal, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
-		Code: http.StatusInternalServerError, Message: err.Error()}}, err)
+		Code: http.StatusInternalServerError, Message: err.Error()}}, conversionError{err})
 }
 
 // internal wraps an unexpected failure (etcd unreachable, corrupt data) as a

@@ -40,6 +40,12 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		if err == nil {
 			next, data, err = s.computeUpdate(key, cur, fresh && s.staleVersion(stored), tryUpdate)
 		}
+		if isConversionError(err) {
+			// The new object cannot be stored: judging again on etcd's
+			// copy would not change that (kube-apiserver's update returns
+			// its encoding error at once too).
+			return nil, err
+		}
 		if (err != nil || data == nil) && !fresh {
 			// A refusal or a no-op judged on the cache's copy may be
 			// stale: judge again on etcd's.
