@@ -162,7 +162,7 @@ func testWebhookCustomResource(t *testing.T, e *hookEnv) {
 	got := reviewSummary(reqs[0])
 	wantReview := reviewFields{UIDSet: true, Kind: metav1.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Hookgadget"},
 		Resource:  metav1.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "hookgadgets"},
-		Namespace: ns, Name: "g", Operation: "CREATE", Username: e.adminName, OptionsKind: "CreateOptions", Object: true}
+		Namespace: ns, Name: "g", Operation: "CREATE", Username: e.adminName, Groups: adminGroups, OptionsKind: "CreateOptions", Object: true}
 	if diff := cmp.Diff(wantReview, got); diff != "" {
 		t.Errorf("review (-want +got):\n%s", diff)
 	}

@@ -115,6 +115,7 @@ func (h *hookServer) counts() map[string]int {
 //	/patch         allowed with a JSONPatch: annotation hook.example.com/patched=yes, data.k=patched
 //	/label/<name>  allowed, adding the label <name>=yes when the object lacks it
 //	/slow          allowed after 3 s (or when the caller gives up)
+//	/badpatch      allowed with a JSONPatch that does not apply
 func (h *hookServer) serve(w http.ResponseWriter, r *http.Request) {
 	var review admissionv1.AdmissionReview
 	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
@@ -142,6 +143,8 @@ func (h *hookServer) serve(w http.ResponseWriter, r *http.Request) {
 		default:
 			setPatch(resp, `[{"op":"add","path":"/metadata/labels/`+name+`","value":"yes"}]`)
 		}
+	case path == "/badpatch":
+		setPatch(resp, `[{"op":"replace","path":"/nothing/here","value":1}]`)
 	case path == "/slow":
 		select {
 		case <-r.Context().Done():
