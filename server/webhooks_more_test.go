@@ -130,7 +130,8 @@ func testWebhookSideEffects(t *testing.T, e *hookEnv) {
 	}
 }
 
-// testWebhookCustomResource: a webhook on a custom resource refuses its
+// testWebhookCustomResource: webhooks on a custom resource: a mutating
+// one's patch is applied to the custom object, a validating one refuses a
 // create and receives the custom kind and resource.
 func testWebhookCustomResource(t *testing.T, e *hookEnv) {
 	const ns = "custom"
@@ -145,12 +146,28 @@ func testWebhookCustomResource(t *testing.T, e *hookEnv) {
 	h := e.webhook("gadgets.example.com", "/deny", ns)
 	h.Rules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"},
 		Resources: []string{"hookgadgets"}}
+	h.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "not-kept",
+		Expression: "!object.metadata.name.startsWith('keep')"}}
 	e.validating(t, ns, h)
+	m := e.webhook("gadget-labels.example.com", "/label/m", ns)
+	m.Rules = h.Rules
+	e.mutating(t, ns, admissionregistrationv1.NeverReinvocationPolicy, m)
 	create := func(name string) error {
 		_, err := gadgets.Create(context.Background(), object("example.com/v1", "Hookgadget", ns, name, nil), metav1.CreateOptions{})
 		return err
 	}
 	e.hook.awaitCalled(t, "/deny", ns, func(name string) { _ = create(name) })
+	e.hook.awaitCalled(t, "/label/m", ns, func(name string) { _ = create(name) })
+	kept, err := gadgets.Create(t.Context(), object("example.com/v1", "Hookgadget", ns, "keep", map[string]any{"spec": "x"}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"m": "yes"}, kept.GetLabels()); diff != "" {
+		t.Errorf("labels of the kept gadget (-want +got):\n%s", diff)
+	}
+	if spec := kept.Object["spec"]; spec != "x" {
+		t.Errorf("spec of the kept gadget: %v, want x", spec)
+	}
 	want := `admission webhook "gadgets.example.com" denied the request: no thanks`
 	if err := create("g"); err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
