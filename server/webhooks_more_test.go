@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -216,5 +217,57 @@ func testWebhookService(t *testing.T, e *hookEnv) {
 	want := `admission webhook "service.example.com" denied the request: no thanks`
 	if _, got := e.createConfigMap(t, ns, "s", nil, false); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// testWebhookMatchPolicy: a webhook for autoscaling/v2 HPAs is called for
+// a create through autoscaling/v1 with matchPolicy Equivalent (the object
+// converted to v2), and not with Exact.
+func testWebhookMatchPolicy(t *testing.T, e *hookEnv) {
+	for _, policy := range []admissionregistrationv1.MatchPolicyType{admissionregistrationv1.Equivalent, admissionregistrationv1.Exact} {
+		ns := "matchpolicy-" + strings.ToLower(string(policy))
+		e.namespace(t, ns, nil)
+		h := e.webhook("hpa.example.com", "/deny", ns)
+		h.Rules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"autoscaling"}, APIVersions: []string{"v2"},
+			Resources: []string{"horizontalpodautoscalers"}}
+		h.MatchPolicy = &policy
+		// The probes are ConfigMaps, which only the second webhook matches.
+		e.validating(t, ns, h, e.webhook("probe.example.com", "/allow", ns))
+		e.hook.awaitCalled(t, "/allow", ns, e.probeConfigMap(ns, nil))
+		hpas := dynamic.NewForConfigOrDie(e.admin).Resource(schema.GroupVersionResource{Group: "autoscaling",
+			Version: "v1", Resource: "horizontalpodautoscalers"}).Namespace(ns)
+		hpa := object("autoscaling/v1", "HorizontalPodAutoscaler", ns, "h", map[string]any{"spec": map[string]any{
+			"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+			"maxReplicas":    int64(3)}})
+		_, err := hpas.Create(t.Context(), hpa, metav1.CreateOptions{})
+		if policy == admissionregistrationv1.Exact {
+			if err != nil {
+				t.Errorf("Exact: %v", err)
+			}
+			continue
+		}
+		if want := `admission webhook "hpa.example.com" denied the request: no thanks`; err == nil || err.Error() != want {
+			t.Fatalf("Equivalent: got %v, want %s", err, want)
+		}
+		reqs := e.hook.requests("/deny", ns, "h")
+		if len(reqs) != 1 {
+			t.Fatalf("Equivalent: webhook called %d times, want 1", len(reqs))
+		}
+		r := reqs[0]
+		var obj struct {
+			APIVersion string `json:"apiVersion"`
+			Spec       struct {
+				MaxReplicas int32 `json:"maxReplicas"`
+			} `json:"spec"`
+		}
+		_ = json.Unmarshal(r.Object.Raw, &obj)
+		got := fmt.Sprintf("kind %v resource %v requestKind %v requestResource %v object %s maxReplicas %d",
+			r.Kind, r.Resource, *r.RequestKind, *r.RequestResource, obj.APIVersion, obj.Spec.MaxReplicas)
+		want := "kind autoscaling/v2, Kind=HorizontalPodAutoscaler resource {autoscaling v2 horizontalpodautoscalers} " +
+			"requestKind autoscaling/v1, Kind=HorizontalPodAutoscaler requestResource {autoscaling v1 horizontalpodautoscalers} " +
+			"object autoscaling/v2 maxReplicas 3"
+		if got != want {
+			t.Errorf("Equivalent: review\n got %s\nwant %s", got, want)
+		}
 	}
 }
