@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -269,5 +270,39 @@ func testWebhookMatchPolicy(t *testing.T, e *hookEnv) {
 		if got != want {
 			t.Errorf("Equivalent: review\n got %s\nwant %s", got, want)
 		}
+	}
+}
+
+// testWebhookAfterPlugins: mutating webhooks run after kube-apiserver's
+// built-in mutating plugins (ServiceAccount, DefaultTolerationSeconds),
+// so a webhook on pods sees their work.
+func testWebhookAfterPlugins(t *testing.T, e *hookEnv) {
+	const ns = "plugins"
+	e.namespace(t, ns, nil)
+	waitFor(t, "the default ServiceAccount", func() (bool, error) {
+		_, err := e.client.CoreV1().ServiceAccounts(ns).Get(t.Context(), "default", metav1.GetOptions{})
+		return err == nil, err
+	})
+	h := e.webhook("pods.example.com", "/allow", ns)
+	h.Rules[0].Rule.Resources = []string{"pods"}
+	e.mutating(t, ns, admissionregistrationv1.NeverReinvocationPolicy, h)
+	e.hook.awaitCalled(t, "/allow", ns, func(name string) {
+		_, _ = e.client.CoreV1().Pods(ns).Create(context.Background(), plainPod(name), metav1.CreateOptions{})
+	})
+	var reqs []*admissionv1.AdmissionRequest
+	for i := 1; len(reqs) == 0 && i <= 1000; i++ {
+		reqs = e.hook.requests("/allow", ns, fmt.Sprintf("probe-%d", i))
+	}
+	if len(reqs) == 0 {
+		t.Fatal("no review of a probe")
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(reqs[0].Object.Raw, &pod); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("serviceAccountName %q, %d volumes, %d tolerations", pod.Spec.ServiceAccountName,
+		len(pod.Spec.Volumes), len(pod.Spec.Tolerations))
+	if want := `serviceAccountName "default", 1 volumes, 2 tolerations`; got != want {
+		t.Errorf("the pod the webhook saw: %s, want %s", got, want)
 	}
 }

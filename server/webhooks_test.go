@@ -145,6 +145,7 @@ func TestWebhooks(t *testing.T) {
 	t.Run("customResource", func(t *testing.T) { testWebhookCustomResource(t, e) })
 	t.Run("service", func(t *testing.T) { testWebhookService(t, e) })
 	t.Run("matchPolicy", func(t *testing.T) { testWebhookMatchPolicy(t, e) })
+	t.Run("afterPlugins", func(t *testing.T) { testWebhookAfterPlugins(t, e) })
 }
 
 // testWebhookDecisions: what a write is told when one validating or
