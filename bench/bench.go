@@ -177,8 +177,8 @@ func (c Config) validate() error {
 
 // Run runs the whole benchmark and returns its report. It returns an error
 // when the environment cannot be set up, a preparation step fails or the
-// timeout passes; failed operations inside cells are counted in the report
-// instead.
+// timeout passes, with the report of the cells that ran when there are
+// any; failed operations inside cells are counted in the report instead.
 func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -198,7 +198,9 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}()
 	r := &runner{cfg: cfg, env: e, rep: newReport(cfg)}
 	if err := r.run(ctx); err != nil {
-		return nil, withTimeout(ctx, cfg, err)
+		// The cells that ran (the footprint runs last) are reported still.
+		r.rep.finish(time.Since(start))
+		return r.rep, withTimeout(ctx, cfg, err)
 	}
 	r.rep.finish(time.Since(start))
 	return r.rep, nil

@@ -181,7 +181,7 @@ func (r *runner) loadFootprint(ctx context.Context, t *target) error {
 	}
 	data := strings.Repeat("x", r.cfg.FootprintBytes)
 	cms := t.cs.CoreV1().ConfigMaps(ns)
-	err := parallel(ctx, r.cfg.FootprintObjects, 32, func(ctx context.Context, i int) error {
+	err := parallel(ctx, r.cfg.FootprintObjects, 64, func(ctx context.Context, i int) error {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fp-%05d", i)}, Data: map[string]string{"data": data}}
 		_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 		return err

@@ -70,15 +70,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
+		if rep != nil && len(rep.Rows) > 0 {
+			fmt.Fprintln(stderr, "strata-bench: the run stopped early; the cells that ran:")
+			writeReport(rep, f.json, stdout)
+		}
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return 1
 	}
-	if f.json {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteTable(stdout)
-	}
-	if err != nil {
+	if err := writeReport(rep, f.json, stdout); err != nil {
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return 1
 	}
@@ -87,6 +86,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func writeReport(rep *bench.Report, json bool, stdout io.Writer) error {
+	if json {
+		return rep.WriteJSON(stdout)
+	}
+	return rep.WriteTable(stdout)
 }
 
 // flags are the command's own settings, besides bench.Config.
