@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -251,11 +252,11 @@ func waitReady(ctx context.Context, p *process, rc *rest.Config) error {
 	}
 	defer hc.CloseIdleConnections()
 	for {
-		req, err := hc.Get(rc.Host + "/readyz")
+		resp, err := hc.Get(rc.Host + "/readyz")
 		if err == nil {
-			io.Copy(io.Discard, req.Body)
-			req.Body.Close()
-			if req.StatusCode == 200 {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
 		}
