@@ -135,8 +135,8 @@ func (c Config) validate() error {
 	}
 	for _, name := range c.Only {
 		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf,
-			opGetRBAC, opCreateRBAC}, name) {
-			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac", name))
+			opGetRBAC, opCreateRBAC, opCreateAdmission, opCreateVAP}, name) {
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac, create-admission, create-vap", name))
 		}
 	}
 	return errors.Join(errs...)

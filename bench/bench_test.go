@@ -39,6 +39,7 @@ func TestRunTiny(t *testing.T) {
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
+		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {
 		for _, c := range cfg.Concurrency {
 			for _, op := range pair {
@@ -58,9 +59,9 @@ func TestRunTiny(t *testing.T) {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
 	// create, create-floor, get, list, list-rv0, patch, apply, apply-2,
-	// get-protobuf, list-protobuf, get-rbac and create-rbac at each
-	// concurrency, then watch p99 and p50.
-	if n := 12*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get-protobuf, list-protobuf, get-rbac, create-rbac, create-admission
+	// and create-vap at each concurrency, then watch p99 and p50.
+	if n := 14*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -74,7 +75,8 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
-		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)"} {
+		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)",
+		"create-admission ÷ create-admission-off (req/s)", "create-vap ÷ create-vap-off (req/s)"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

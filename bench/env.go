@@ -49,6 +49,9 @@ type env struct {
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
 	floor *floor
+	// admissionOff is the second server of the admission cells
+	// (admission.go), started by their first preparation.
+	admissionOff *strataServer
 }
 
 // startEnv starts etcd in a temporary directory (fsync on) and strata
@@ -92,31 +95,16 @@ func (e *env) startEtcd(ctx context.Context) error {
 }
 
 func (e *env) startServer(ctx context.Context) error {
-	o := server.NewOptions()
-	o.DataDir = filepath.Join(e.tmp, "strata")
-	o.EtcdServers = e.raw.Endpoints()
-	o.BindAddress = "127.0.0.1"
-	o.SecurePort = 0
-	o.CompactionInterval = -1 // no compaction in the middle of a cell
-	o.ShutdownTimeout = 10 * time.Second
-	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o := e.serverOptions("strata")
 	o.TokenAuthFile = filepath.Join(e.tmp, "tokens.csv")
 	if err := os.WriteFile(o.TokenAuthFile, []byte(benchUserToken+","+benchUser+",uid-bench\n"), 0o600); err != nil {
 		return fmt.Errorf("bench: token file: %w", err)
 	}
-	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	running, err := server.Start(srvCtx, o)
+	stop, running, cfg, err := startStrata(ctx, o)
 	if err != nil {
-		stop()
-		return fmt.Errorf("bench: starting strata server: %w", err)
+		return err
 	}
 	e.stopServer, e.running = stop, running
-	cfg, err := clientcmd.BuildConfigFromFlags("", running.Kubeconfig)
-	if err != nil {
-		return fmt.Errorf("bench: kubeconfig %s: %w", running.Kubeconfig, err)
-	}
-	cfg.QPS, cfg.Burst = -1, 1<<20 // no client-side rate limit
-	cfg.UserAgent = "strata-bench"
 	if e.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("bench: client-go clientset: %w", err)
 	}
@@ -141,10 +129,47 @@ func (e *env) startServer(ctx context.Context) error {
 	return nil
 }
 
-// close stops the server, then etcd, and removes the temporary directory.
+// serverOptions are a strata server's on the run's etcd, its data in
+// the directory dir of the run's.
+func (e *env) serverOptions(dir string) *server.Options {
+	o := server.NewOptions()
+	o.DataDir = filepath.Join(e.tmp, dir)
+	o.EtcdServers = e.raw.Endpoints()
+	o.BindAddress = "127.0.0.1"
+	o.SecurePort = 0
+	o.CompactionInterval = -1 // no compaction in the middle of a cell
+	o.ShutdownTimeout = 10 * time.Second
+	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return o
+}
+
+// startStrata starts a server with o (it outlives ctx's cancellation until
+// stop) and returns its admin's client configuration, without client-side
+// rate limits.
+func startStrata(ctx context.Context, o *server.Options) (context.CancelFunc, *server.Running, *rest.Config, error) {
+	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	running, err := server.Start(srvCtx, o)
+	if err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("bench: starting strata server: %w", err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", running.Kubeconfig)
+	if err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("bench: kubeconfig %s: %w", running.Kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = -1, 1<<20 // no client-side rate limit
+	cfg.UserAgent = "strata-bench"
+	return stop, running, cfg, nil
+}
+
+// close stops the servers, then etcd, and removes the temporary directory.
 func (e *env) close() error {
 	var errs []error
 	e.floor.close()
+	if err := e.admissionOff.close(); err != nil {
+		errs = append(errs, err)
+	}
 	if e.stopServer != nil {
 		e.stopServer()
 		if err := waitFor(e.running.Wait, "strata server"); err != nil {

@@ -67,7 +67,7 @@ func (r *runner) pairs() []pair {
 			more: []op{{side: sideStrata, name: opApply, prepare: r.prepareApply, run: r.strataApply(1)},
 				{side: sideStrata, name: opApply2, run: r.strataApply(2)}}},
 	}
-	return slices.Concat(lists, r.protobufPairs(), r.rbacPairs(), writes)
+	return slices.Concat(lists, r.protobufPairs(), r.rbacPairs(), writes, r.admissionPairs())
 }
 
 func listName(i int) string         { return fmt.Sprintf("list-%05d", i) }

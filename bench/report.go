@@ -89,6 +89,8 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideStrata, strata: opListProtobuf, etcd: opListJSON, atLeast: 1.5},
 	{otherSide: sideStrata, strata: opGetRBAC, etcd: opGetMasters, atLeast: 0.90, at: []int{16}},
 	{otherSide: sideStrata, strata: opCreateRBAC, etcd: opCreateMasters, atLeast: 0.90, at: []int{16}},
+	{otherSide: sideStrata, strata: opCreateAdmission, etcd: opCreateAdmissionOff, atLeast: 0.90, at: []int{16}},
+	{otherSide: sideStrata, strata: opCreateVAP, etcd: opCreateVAPOff, atLeast: 0.75, at: []int{16}},
 }
 
 // watchP99Target is the bound on strata's watch p99 ÷ etcd's.
