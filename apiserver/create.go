@@ -60,7 +60,7 @@ func (s *Server) prepareCreate(ctx context.Context, c *call, obj runtime.Object)
 	if err != nil {
 		return nil, err
 	}
-	if kind.Namespaced {
+	if kind.Namespaced && !s.cfg.WithoutNamespaceLifecycle {
 		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		s.serveUnsafeDelete(w, r, c, opts)
 		return
 	}
-	if c.res == s.namespaces {
+	if c.res == s.namespaces && !s.cfg.WithoutNamespaceLifecycle {
 		if err := checkNamespaceDeletable(c.info.Name); err != nil {
 			writeError(w, err)
 			return

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -139,7 +140,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		Authorizer: &az.late, RuleResolver: &az.late, Admission: adm, TokenAuthenticator: authenticator,
+		Authorizer: &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
 		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
 		Storage: o.tuneStorage, ReadyChecks: append(az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: space.Check})})
 	if err != nil {
@@ -203,6 +204,11 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := startAdmission(o, sh, az, ln.Addr(), adm); err != nil {
 		return fail(err)
 	}
+	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
+	if err != nil {
+		return fail(err)
+	}
+	api.SetServiceResolver(webhooks)
 	sh.start()
 	if err := az.wait(readyCtx, sh); err != nil {
 		return fail(err)
