@@ -97,10 +97,10 @@ func (s *policyServer) create(t *testing.T, gvr schema.GroupVersionResource, obj
 
 // createWhenActive creates obj once a dry run of it answers want (the
 // policies' informers have seen what the test created) and returns the
-// object and the outcome of the real create. When want has annotations,
+// outcome of the real create. When want has annotations,
 // the outcomes have those of the request's audit event whose keys start
 // with one of prefixes.
-func (s *policyServer) createWhenActive(t *testing.T, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, want outcome, prefixes ...string) (*unstructured.Unstructured, outcome) {
+func (s *policyServer) createWhenActive(t *testing.T, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, want outcome, prefixes ...string) outcome {
 	t.Helper()
 	var last outcome
 	waitFor(t, "the policy to act on "+obj.GetName(), func() (bool, error) {
@@ -110,7 +110,7 @@ func (s *policyServer) createWhenActive(t *testing.T, gvr schema.GroupVersionRes
 		}
 		return reflect.DeepEqual(last, want), nil
 	})
-	got, o := s.create(t, gvr, obj, false)
+	_, o := s.create(t, gvr, obj, false)
 	if want.Annotations != nil {
 		var e *auditv1.Event
 		waitFor(t, "the audit event of "+obj.GetName(), func() (bool, error) {
@@ -119,7 +119,7 @@ func (s *policyServer) createWhenActive(t *testing.T, gvr schema.GroupVersionRes
 		})
 		o.Annotations = annotations(e, prefixes)
 	}
-	return got, o
+	return o
 }
 
 // annotations are e's annotations with one of prefixes; nil without e.

@@ -112,7 +112,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 			}
 			s.validatingPolicy(t, c)
 			for _, cr := range c.creates {
-				_, got := s.createWhenActive(t, cr.gvr, cr.obj, cr.want, c.name+"/", validationFailure)
+				got := s.createWhenActive(t, cr.gvr, cr.obj, cr.want, c.name+"/", validationFailure)
 				diffOutcome(t, cr.obj.GetName(), cr.want, got)
 			}
 		})
