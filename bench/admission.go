@@ -81,7 +81,14 @@ func (r *runner) createOff(who string) func(context.Context, call) error {
 	return r.createIn(func() kubernetes.Interface { return r.env.admissionOff.cs }, namespace, who)
 }
 
-// prepareAdmissionOff starts the admission-off server (once).
+// offSettle is how long the admission-off server is left alone after it
+// starts: its start-up work (the informers' lists, the garbage
+// collector's graph of every object) would otherwise slow the first
+// pair's cells, both sides, as the server shares the process.
+const offSettle = 10 * time.Second
+
+// prepareAdmissionOff starts the admission-off server (once) and lets it
+// settle.
 func (r *runner) prepareAdmissionOff(ctx context.Context) error {
 	if r.env.admissionOff != nil {
 		return nil
@@ -97,7 +104,12 @@ func (r *runner) prepareAdmissionOff(ctx context.Context) error {
 	if s.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("bench: client-go clientset: %w", err)
 	}
-	return nil
+	select {
+	case <-time.After(offSettle):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // prepareVAP creates the namespace, the policy (three expressions every
