@@ -7,26 +7,17 @@ import (
 	"github.com/stratadev/strata/controllers"
 )
 
-// startPolicyStatus runs kube-controller-manager's
-// validatingadmissionpolicy-status-controller on the shared informers
-// (called before sh.start) while this server leads the servers sharing
-// its etcd (the controllers' Lease and identity: with the same identity
-// it leads together with the other controllers). The returned stop ends
-// it and gives up the lead, before the loopback closes.
-func startPolicyStatus(o *Options, sh *shared, log *slog.Logger) (stop func()) {
+// policyStatus requests the informer of kube-controller-manager's
+// validatingadmissionpolicy-status-controller (call it before sh.start)
+// and returns what starts the controller, for the controllers' leader
+// callback: it runs while this server leads, under the same Lease
+// election as the other controllers (a second election of the same Lease
+// would race the first one's create and delay it).
+func policyStatus(sh *shared, log *slog.Logger) func(context.Context) {
 	controllers.PolicyStatusInformers(sh.informers)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		controllers.RunAsLeader(ctx, sh.client, controllerIdentity(o), func(ctx context.Context) {
-			if err := controllers.PolicyStatus(ctx, sh.client, sh.loop.Config(), sh.informers); err != nil {
-				log.Error(controllers.PolicyStatusControllerName, "err", err)
-			}
-		})
-	}()
-	return func() {
-		cancel()
-		<-done
+	return func(ctx context.Context) {
+		if err := controllers.PolicyStatus(ctx, sh.client, sh.loop.Config(), sh.informers); err != nil {
+			log.Error(controllers.PolicyStatusControllerName, "err", err)
+		}
 	}
 }

@@ -194,8 +194,6 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// them half started.
 	stopControllers := startServiceAccountControllers(o, sh, caPEM, log)
 	undo = append(undo, stopControllers)
-	stopPolicyStatus := startPolicyStatus(o, sh, log)
-	undo = append(undo, stopPolicyStatus)
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
 		return fail(err)
@@ -260,7 +258,6 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
 		stopControllers()
-		stopPolicyStatus()
 		gc.Stop()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
