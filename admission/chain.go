@@ -67,7 +67,6 @@ func init() {
 type Chain struct {
 	chain   admission.Interface
 	builtin admission.ObjectInterfaces
-	custom  admission.ObjectInterfaces
 }
 
 var _ registry.Admission = (*Chain)(nil)
@@ -123,7 +122,7 @@ func New(o Options, d Deps, kinds []*registry.Kind) (*Chain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)
 	}
-	return &Chain{chain: admission.WithAudit(chain), builtin: builtinObjects(kinds), custom: customObjects()}, nil
+	return &Chain{chain: admission.WithAudit(chain), builtin: builtinObjects(kinds)}, nil
 }
 
 // Admit runs the mutating plugins.
@@ -132,7 +131,7 @@ func (c *Chain) Admit(ctx context.Context, op admission.Operation, req *registry
 	if !ok || !m.Handles(op) {
 		return nil
 	}
-	return m.Admit(ctx, c.attributes(op, req, obj, old), c.objects(obj, old))
+	return m.Admit(ctx, c.attributes(op, req, obj, old), c.objects(req, obj, old))
 }
 
 // Validate runs the validating plugins.
@@ -141,7 +140,7 @@ func (c *Chain) Validate(ctx context.Context, op admission.Operation, req *regis
 	if !ok || !v.Handles(op) {
 		return nil
 	}
-	return v.Validate(ctx, c.attributes(op, req, obj, old), c.objects(obj, old))
+	return v.Validate(ctx, c.attributes(op, req, obj, old), c.objects(req, obj, old))
 }
 
 func (c *Chain) attributes(op admission.Operation, req *registry.AdmissionRequest, obj, old runtime.Object) admission.Attributes {
@@ -156,13 +155,14 @@ func (c *Chain) attributes(op admission.Operation, req *registry.AdmissionReques
 }
 
 // objects are the scheme the plugins convert with: the built-in kinds'
-// for built-in kinds, unstructured objects for custom resources.
-func (c *Chain) objects(obj, old runtime.Object) admission.ObjectInterfaces {
+// for built-in kinds, unstructured objects (the versions of the request's
+// CRD) for custom resources.
+func (c *Chain) objects(req *registry.AdmissionRequest, obj, old runtime.Object) admission.ObjectInterfaces {
 	if obj == nil {
 		obj = old
 	}
 	if _, ok := obj.(*unstructured.Unstructured); ok {
-		return c.custom
+		return customObjects(req.Resource.Resource, req.Versions)
 	}
 	return c.builtin
 }

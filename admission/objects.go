@@ -33,17 +33,51 @@ func builtinObjects(kinds []*registry.Kind) admission.ObjectInterfaces {
 		ObjectConvertor: s, EquivalentResourceMapper: equivalents}
 }
 
-// customObjects handles custom resources as unstructured objects. A
+// customObjects handles a custom resource as unstructured objects. A
 // version other than the request's is the same object under another
-// apiVersion (a CRD's conversion strategy None).
-func customObjects() admission.ObjectInterfaces {
+// apiVersion (a CRD's conversion strategy None). The resource's
+// equivalents are its CRD's served versions (versions), as
+// apiextensions-apiserver registers them, so that a policy or webhook
+// naming another version (matchPolicy Equivalent, the default) matches.
+func customObjects(resource string, versions []schema.GroupVersionKind) admission.ObjectInterfaces {
 	return &admission.RuntimeObjectInterfaces{
 		ObjectCreater:            unstructuredscheme.NewUnstructuredCreator(),
 		ObjectTyper:              unstructuredscheme.NewUnstructuredObjectTyper(),
 		ObjectDefaulter:          noDefaults{},
 		ObjectConvertor:          apiVersionConvertor{},
-		EquivalentResourceMapper: runtime.NewEquivalentResourceRegistry(),
+		EquivalentResourceMapper: crdVersions{resource: resource, kinds: versions},
 	}
+}
+
+// crdVersions is the EquivalentResourceMapper of one custom resource: its
+// main resource and status in each served version (strata's scale writes
+// reach admission as the object itself).
+type crdVersions struct {
+	resource string
+	kinds    []schema.GroupVersionKind
+}
+
+func (v crdVersions) EquivalentResourcesFor(r schema.GroupVersionResource, sub string) []schema.GroupVersionResource {
+	if v.KindFor(r, sub).Empty() {
+		return nil
+	}
+	gvrs := make([]schema.GroupVersionResource, len(v.kinds))
+	for i, k := range v.kinds {
+		gvrs[i] = k.GroupVersion().WithResource(v.resource)
+	}
+	return gvrs
+}
+
+func (v crdVersions) KindFor(r schema.GroupVersionResource, sub string) schema.GroupVersionKind {
+	if r.Resource != v.resource || (sub != "" && sub != "status") {
+		return schema.GroupVersionKind{}
+	}
+	for _, k := range v.kinds {
+		if k.GroupVersion() == r.GroupVersion() {
+			return k
+		}
+	}
+	return schema.GroupVersionKind{}
 }
 
 type noDefaults struct{}

@@ -24,7 +24,7 @@ func (s *Server) withAdmission(r *http.Request, c *call, opts runtime.Object, dr
 	return registry.WithAdmission(ctx, s.cfg.Admission, &registry.AdmissionRequest{
 		Kind: kind.GVK, Resource: kind.GVK.GroupVersion().WithResource(kind.Resource),
 		Subresource: c.info.Subresource, Namespace: c.info.Namespace, Name: c.info.Name,
-		Options: opts, DryRun: dryRun, User: u,
+		Options: opts, DryRun: dryRun, User: u, Versions: kind.ServedVersions(),
 	})
 }
 

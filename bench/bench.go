@@ -160,8 +160,8 @@ func (c Config) validate() error {
 	}
 	for _, name := range c.Only {
 		if !slices.Contains([]string{opGet, opGetRV0, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf,
-			opGetRBAC, opCreateRBAC}, name) {
-			errs = append(errs, fmt.Errorf("only: %q is not one of get, get-rv0, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac", name))
+			opGetRBAC, opCreateRBAC, opCreateAdmission, opCreateVAP}, name) {
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, get-rv0, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac, create-admission, create-vap", name))
 		}
 	}
 	for i, s := range c.Servers {
@@ -306,7 +306,7 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 				var err error
 				r.aroundCell(o.side, func() {
 					var cell cellResult
-					cell, err = measured(o.pid, func() cellResult { return runCell(ctx, c, d, round*maxOps, maxOps, o.run) })
+					cell, err = measured(o.serverPID(), func() cellResult { return runCell(ctx, c, d, round*maxOps, maxOps, o.run) })
 					res[i].add(cell)
 				})
 				if err != nil {

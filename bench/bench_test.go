@@ -43,9 +43,10 @@ func TestRunTiny(t *testing.T) {
 	// code runs, so that losing an operation or a ratio fails.
 	checkRows(t, rep, cfg, false)
 	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
-	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac
-	// and create ÷ floor at each concurrency, then watch p99 and p50.
-	if n := 15*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
+	// create-admission, create-vap and create ÷ floor at each
+	// concurrency, then watch p99 and p50.
+	if n := 17*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -59,7 +60,8 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
-		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req"} {
+		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req",
+		"create-admission ÷ create-admission-off (req/s)", "create-vap ÷ create-vap-off (req/s)"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}
@@ -112,8 +114,10 @@ func wantRows(cfg Config, kube bool) []string {
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor"},
 		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2"},
+		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {
-		if kube { // kube-apiserver's after strata's and etcd's, before the floor
+		admission := strings.HasSuffix(pair[1], "-off") // strata against itself only
+		if kube && !admission { // kube-apiserver's after strata's and etcd's, before the floor
 			var twins, floor []string
 			for _, op := range pair {
 				if s, ok := strings.CutPrefix(op, "strata/"); ok {

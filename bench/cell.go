@@ -16,11 +16,22 @@ type call struct{ conc, worker, i int }
 // op is one measured operation of one side (strata or etcd).
 type op struct {
 	side, name string
-	// pid is the server process whose CPU time the cells read (0: none).
-	pid int
+	// pid is the server process whose CPU time the cells read (0: none);
+	// pidOf, when set, says it once the preparation has started the
+	// server.
+	pid   int
+	pidOf func() int
 	// prepare, when set, runs once before the operation's first cell.
 	prepare func(context.Context) error
 	run     func(context.Context, call) error
+}
+
+// serverPID is the process whose CPU time the operation's cells read.
+func (o op) serverPID() int {
+	if o.pidOf != nil {
+		return o.pidOf()
+	}
+	return o.pid
 }
 
 // pair is a strata operation and the raw etcd operation it is compared

@@ -48,6 +48,8 @@ type childSpec struct {
 	// EtcdServers: strata's external etcd (none: strata embeds its own).
 	EtcdServers []string
 	TokenFile   string
+	// DisableAdmission is --disable-admission-plugins (admission.go).
+	DisableAdmission []string `json:",omitempty"`
 }
 
 // RunChild runs the child process this program was started as, if it was
@@ -112,6 +114,7 @@ func (s childSpec) options(log *slog.Logger) *server.Options {
 	o.ShutdownTimeout = 10 * time.Second
 	o.Logger = log
 	o.TokenAuthFile = s.TokenFile
+	o.Admission.Disable = s.DisableAdmission
 	return o
 }
 

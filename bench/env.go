@@ -44,6 +44,11 @@ type env struct {
 	// selected).
 	strata, kube *target
 
+	// admissionOff is the second strata server of the admission cells
+	// (admission.go), started by their first preparation.
+	admissionOff     *target
+	admissionOffProc *process
+
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
 	floor *floor
@@ -203,7 +208,7 @@ func (e *env) targets() []*target {
 func (e *env) close() error {
 	var errs []error
 	e.floor.close()
-	errs = append(errs, e.kubeProc.stop(), e.strataProc.stop())
+	errs = append(errs, e.kubeProc.stop(), e.admissionOffProc.stop(), e.strataProc.stop())
 	if e.stopServer != nil {
 		e.stopServer()
 		if err := waitFor(e.running.Wait, "strata server"); err != nil {

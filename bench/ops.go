@@ -72,6 +72,10 @@ func (r *runner) pairs() []pair {
 			out[j].more = append(out[j].more, ps[j].serverOps(t.side)...)
 		}
 	}
+	if r.env.strata != nil {
+		// strata against itself with admission off: strata only.
+		out = append(out, r.admissionPairs(r.env.strata)...)
+	}
 	return out
 }
 

@@ -107,6 +107,8 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideStrata, strata: opListProtobuf, etcd: opListJSON, atLeast: 1.5},
 	{otherSide: sideStrata, strata: opGetRBAC, etcd: opGetMasters, atLeast: 0.90, at: []int{16}},
 	{otherSide: sideStrata, strata: opCreateRBAC, etcd: opCreateMasters, atLeast: 0.90, at: []int{16}},
+	{otherSide: sideStrata, strata: opCreateAdmission, etcd: opCreateAdmissionOff, atLeast: 0.90, at: []int{16}},
+	{otherSide: sideStrata, strata: opCreateVAP, etcd: opCreateVAPOff, atLeast: 0.75, at: []int{16}},
 	// issue 18: strata's create at least 0.90 of the floor.
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFloor, atLeast: 0.90, at: []int{16}},
 }

@@ -10,6 +10,9 @@
 //   - serviceaccounts.go: the default ServiceAccount and kube-root-ca.crt
 //     of every namespace (kube-controller-manager's serviceaccount and
 //     root-ca-certificate-publisher controllers);
+//   - policystatus.go: the type checking of ValidatingAdmissionPolicies,
+//     written to their status (kube-controller-manager's
+//     validatingadmissionpolicy-status-controller);
 //   - garbagecollector.go: kube-controller-manager's garbage collector
 //     (ownerReferences; background, foreground and orphan deletion) on
 //     metadata informers, resynced with discovery every 30 s;

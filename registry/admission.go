@@ -38,6 +38,10 @@ type AdmissionRequest struct {
 	Options runtime.Object
 	DryRun  bool
 	User    user.Info
+	// Versions are the kinds of a custom resource's served versions
+	// (Kind.ServedVersions): the equivalent resources of matchPolicy
+	// Equivalent. The chain knows the built-in kinds' itself.
+	Versions []schema.GroupVersionKind
 }
 
 type admissionKey struct{}

@@ -57,6 +57,8 @@ type custom struct {
 	// crdFieldTypes are the CRD's server-side apply types, shared by its
 	// versions.
 	crdFieldTypes
+	// versions are the kinds of the CRD's served versions.
+	versions []schema.GroupVersionKind
 
 	patchOnce   sync.Once
 	patchSchema strataschema.Type
@@ -105,7 +107,24 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 		}
 		kinds = append(kinds, k)
 	}
+	versions := make([]schema.GroupVersionKind, len(kinds))
+	for i, k := range kinds {
+		versions[i] = k.GVK
+	}
+	for _, k := range kinds {
+		k.custom.versions = versions
+	}
 	return kinds, nil
+}
+
+// ServedVersions are the kinds of every version a custom kind's CRD
+// serves (the kind's own among them), which admission's matchPolicy
+// Equivalent matches; nil for a built-in kind.
+func (k *Kind) ServedVersions() []schema.GroupVersionKind {
+	if k.custom == nil {
+		return nil
+	}
+	return k.custom.versions
 }
 
 func customKind(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any, internal *apiextensionsinternal.CustomResourceDefinition,

@@ -158,6 +158,7 @@ func (s *serviceAccounts) serveDiscovery(addr net.Addr, log *slog.Logger) {
 // the lead, before the loopback closes.
 func startServiceAccountControllers(o *Options, sh *shared, caPEM []byte, log *slog.Logger) (stop func()) {
 	controllers.ServiceAccountInformers(sh.informers)
+	startPolicyStatus := policyStatus(sh, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -173,6 +174,7 @@ func startServiceAccountControllers(o *Options, sh *shared, caPEM []byte, log *s
 			if err := controllers.ServiceAccounts(ctx, sh.client, sh.informers); err != nil {
 				log.Error("service-account controllers", "err", err)
 			}
+			startPolicyStatus(ctx)
 			if len(caPEM) == 0 {
 				return
 			}

@@ -124,7 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.IntVar(&cfg.Warmup, "warmup", d.Warmup, "unmeasured operations of each kind before its cells (negative: none)")
 	fs.IntVar(&cfg.DataBytes, "data-bytes", d.DataBytes, "size of each ConfigMap's payload value")
 	fs.BoolVar(&cfg.DecodeLists, "decode-lists", false, "decode strata's list responses into typed lists (default: read the bodies only)")
-	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf: beside JSON; get-rbac, create-rbac: a user under RBAC beside the admin; default all)")
+	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf: beside JSON; get-rbac, create-rbac: a user under RBAC beside the admin; create-admission, create-vap: the default admission chain, and a ValidatingAdmissionPolicy, beside a server with admission off; default all)")
 	fs.DurationVar(&cfg.Timeout, "timeout", d.Timeout, "bound on the whole run")
 	fs.StringVar(&servers, "servers", strings.Join(d.Servers, ","), "comma-separated API servers the cells run against: strata, kube (kube-apiserver on an etcd of its own) or both")
 	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "", "prebuilt kube-apiserver binary (default: go build k8s.io/kubernetes/cmd/kube-apiserver of strata's module, cached)")

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/stratadev/strata/admission"
+)
+
+// The admission cells: creates of ConfigMaps through kube-apiserver's
+// default admission chain, beside the same creates through a second
+// server on the same etcd with every default plugin disabled
+// (--disable-admission-plugins listing them all, NamespaceLifecycle
+// included); then, in a namespace a ValidatingAdmissionPolicy of three
+// CEL expressions is bound to, beside the admission-off server again.
+// Each pair runs on its own, so that the default chain is measured with
+// no policy at all (the policy is created by the second pair's
+// preparation).
+
+// Operation names of the admission cells.
+const (
+	opCreateAdmission    = "create-admission"
+	opCreateAdmissionOff = "create-admission-off"
+	opCreateVAP          = "create-vap"
+	opCreateVAPOff       = "create-vap-off"
+)
+
+// vapNamespace is where the policy applies; vapName names the policy and
+// its binding.
+const (
+	vapNamespace = "strata-bench-vap"
+	vapName      = "strata-bench"
+)
+
+// admissionPairs are the admission cells on t (strata), each beside the
+// admission-off server's.
+func (r *runner) admissionPairs(t *target) []pair {
+	on := func(name, ns, who string) op {
+		return op{side: t.side, name: name, pid: t.pid, run: r.createIn(func() kubernetes.Interface { return t.cs }, ns, who)}
+	}
+	off := func(name, who string) op {
+		return op{side: sideStrata, name: name, prepare: r.prepareAdmissionOff, run: r.createOff(who),
+			pidOf: func() int { return r.env.admissionOff.pid }}
+	}
+	vap := on(opCreateVAP, vapNamespace, "vap")
+	vap.prepare = r.prepareVAP(t)
+	return []pair{
+		{strata: on(opCreateAdmission, namespace, "adm"), etcd: off(opCreateAdmissionOff, "off")},
+		{strata: vap, etcd: off(opCreateVAPOff, "vapoff")},
+	}
+}
+
+// createIn creates ConfigMaps in ns through the clientset cs returns,
+// named apart by who.
+func (r *runner) createIn(cs func() kubernetes.Interface, ns, who string) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		_, err := cs().CoreV1().ConfigMaps(ns).Create(ctx, r.configMap(fmt.Sprintf("create-%s-c%d-%d", who, c.conc, c.i)),
+			metav1.CreateOptions{})
+		return err
+	}
+}
+
+func (r *runner) createOff(who string) func(context.Context, call) error {
+	return r.createIn(func() kubernetes.Interface { return r.env.admissionOff.cs }, namespace, who)
+}
+
+// offSettle is how long the admission-off server is left alone after it
+// starts: its start-up work (the informers' lists, the garbage
+// collector's graph of every object) would otherwise slow the first
+// pair's cells, both sides, as the server shares the process.
+const offSettle = 10 * time.Second
+
+// prepareAdmissionOff starts the admission-off server (once, a child
+// process on strata's etcd with every default plugin disabled) and lets
+// it settle.
+func (r *runner) prepareAdmissionOff(ctx context.Context) error {
+	e := r.env
+	if e.admissionOff != nil {
+		return nil
+	}
+	spec := childSpec{Mode: childStrata, DataDir: filepath.Join(e.tmp, "strata-admission-off"),
+		EtcdServers: e.etcd.endpoints, DisableAdmission: strings.Split(admission.DefaultOn(), ", ")}
+	p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata-admission-off.log"))
+	if err != nil {
+		return err
+	}
+	e.admissionOffProc = p
+	if e.admissionOff, err = newTarget(sideStrata, rc, p.cmd.Process.Pid); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(offSettle):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// prepareVAP creates the namespace, the policy (three expressions every
+// created ConfigMap passes) and its binding to the namespace, and waits
+// until the policy denies a ConfigMap without the bench's label.
+func (r *runner) prepareVAP(t *target) func(context.Context) error {
+	return func(ctx context.Context) error { return r.createPolicy(ctx, t.cs) }
+}
+
+// createPolicy is prepareVAP's work.
+func (r *runner) createPolicy(ctx context.Context, cs kubernetes.Interface) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: vapNamespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: creating namespace %s: %w", vapNamespace, err)
+	}
+	api := cs.AdmissionregistrationV1()
+	if _, err := api.ValidatingAdmissionPolicies().Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: creating the ValidatingAdmissionPolicy: %w", err)
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: vapName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: vapName,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: vapNamespace}}}}}
+	if _, err := api.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: creating the ValidatingAdmissionPolicyBinding: %w", err)
+	}
+	unlabelled := r.configMap("unlabelled")
+	unlabelled.Labels = nil
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	deadline := time.Now().Add(listTimeout)
+	for {
+		_, err := cs.CoreV1().ConfigMaps(vapNamespace).Create(ctx, unlabelled, dryRun)
+		if apierrors.IsInvalid(err) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bench: the ValidatingAdmissionPolicy does not deny after %s (last: %v)", listTimeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// benchPolicy checks ConfigMap creates with three expressions: a name
+// length, a key count and the bench's label.
+func benchPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
+	return &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: vapName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"},
+						Resources: []string{"configmaps"}}}}}},
+			Validations: []admissionregistrationv1.Validation{
+				{Expression: "object.metadata.name.size() <= 63", Message: "name too long"},
+				{Expression: "!has(object.data) || object.data.size() <= 16", Message: "too many keys"},
+				{Expression: "has(object.metadata.labels) && object.metadata.labels['app'] == 'strata-bench'", Message: "not the bench's"},
+			}}}
+}
