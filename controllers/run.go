@@ -1,0 +1,133 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/controller-manager/pkg/informerfactory"
+	"k8s.io/klog/v2"
+)
+
+// Config is what the kube-controller-manager controllers run on.
+type Config struct {
+	// Client and Loopback reach the API as system:apiserver.
+	Client   kubernetes.Interface
+	Loopback *rest.Config
+	// Informers are the server's shared informers and InformersStop
+	// ends them: an informer a controller starts runs until the server
+	// stops, not only while it leads, since the factory would never
+	// start it again for the next term.
+	Informers     informers.SharedInformerFactory
+	InformersStop <-chan struct{}
+	// Selection is --controllers.
+	Selection Selection
+	// RootCA is what kube-root-ca.crt publishes; none, no publisher.
+	RootCA []byte
+	// SyncPeriod is how often the garbage collector and the quota
+	// controller look at discovery for new resources (0:
+	// kube-controller-manager's 30 s). Tests shorten it.
+	SyncPeriod time.Duration
+}
+
+func (c Config) syncPeriod() time.Duration {
+	if c.SyncPeriod > 0 {
+		return c.SyncPeriod
+	}
+	return GarbageCollectorSyncPeriod
+}
+
+// RegisterInformers requests the shared informers of the controllers
+// that follow fixed kinds, so that they start with the server's
+// (ServiceAccountInformers); the others request theirs when they start.
+func RegisterInformers(c Config) {
+	if c.Selection.Enabled(ServiceAccountName) || c.Selection.Enabled(RootCAPublisherName) {
+		ServiceAccountInformers(c.Informers)
+	}
+}
+
+// term is one leadership term's controllers, as kube-controller-manager's
+// ControllerContext: they share the server's typed informers and this
+// term's metadata informers (for kinds without typed ones), which it
+// starts once every controller has registered what it needs (started is
+// closed then), and ends with the term.
+type term struct {
+	cfg      Config
+	metadata metadatainformer.SharedInformerFactory
+	factory  informerfactory.InformerFactory
+	started  chan struct{}
+	running  sync.WaitGroup
+}
+
+// starters build and start each controller strata runs, by name.
+var starters = map[string]func(context.Context, *term) error{
+	ServiceAccountName:   startServiceAccounts,
+	RootCAPublisherName:  startRootCAPublisher,
+	RoleAggregationName:  startRoleAggregation,
+	GarbageCollectorName: startGarbageCollector,
+	ResourceQuotaName:    startResourceQuota,
+}
+
+// Run runs the controllers cfg selects until ctx ends (the leader's
+// term, RunAsLeader's run) and returns once they have stopped. A
+// controller that cannot be built is logged and left out, as
+// kube-controller-manager would exit and retry; the others run.
+func Run(ctx context.Context, cfg Config) {
+	logger := klog.FromContext(ctx)
+	md, err := metadata.NewForConfig(cfg.Loopback)
+	if err != nil {
+		logger.Error(err, "controllers: metadata client")
+		return
+	}
+	t := &term{cfg: cfg, metadata: metadatainformer.NewSharedInformerFactory(md, 0), started: make(chan struct{})}
+	t.factory = &termFactory{InformerFactory: informerfactory.NewInformerFactory(cfg.Informers, t.metadata), t: t}
+	defer t.metadata.Shutdown()
+	defer t.running.Wait()
+	for _, name := range Supported {
+		if !cfg.Selection.Enabled(name) {
+			continue
+		}
+		if err := starters[name](ctx, t); err != nil {
+			logger.Error(err, "Error starting controller", "controller", name)
+			continue
+		}
+		logger.Info("Started controller", "controller", name)
+	}
+	cfg.Informers.Start(cfg.InformersStop)
+	t.metadata.Start(ctx.Done())
+	close(t.started)
+	<-ctx.Done()
+}
+
+// goRun runs f in the term until it returns.
+func (t *term) goRun(f func()) { t.running.Go(f) }
+
+// termFactory is the informer factory the garbage collector and the
+// quota controller start informers through: typed ones for the server's
+// lifetime, metadata ones for the term's.
+type termFactory struct {
+	informerfactory.InformerFactory
+	t *term
+}
+
+func (f *termFactory) Start(stop <-chan struct{}) {
+	f.t.cfg.Informers.Start(f.t.cfg.InformersStop)
+	f.t.metadata.Start(stop)
+}
+
+// resyncPeriod is kube-controller-manager's ResyncPeriod: a random
+// period between its --min-resync-period (12 h) and twice that, so that
+// the informers' resyncs spread out.
+func resyncPeriod() time.Duration {
+	return time.Duration(float64(12*time.Hour) * (1 + rand.Float64()))
+}
+
+// errorf names the controller in an error.
+func errorf(name string, err error) error { return fmt.Errorf("%s: %w", name, err) }
