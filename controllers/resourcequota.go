@@ -30,6 +30,10 @@ const (
 // informers, and discovery looked at every sync period for new
 // resources.
 func startResourceQuota(ctx context.Context, t *term) error {
+	fullResync := quotaFullResync
+	if t.cfg.QuotaResyncPeriod > 0 {
+		fullResync = t.cfg.QuotaResyncPeriod
+	}
 	disc, err := discovery.NewDiscoveryClientForConfig(t.cfg.Loopback)
 	if err != nil {
 		return errorf(ResourceQuotaName, err)
@@ -43,7 +47,7 @@ func startResourceQuota(ctx context.Context, t *term) error {
 	rq, err := resourcequota.NewController(ctx, &resourcequota.ControllerOptions{
 		QuotaClient:               t.cfg.Client.CoreV1(),
 		ResourceQuotaInformer:     t.cfg.Informers.Core().V1().ResourceQuotas(),
-		ResyncPeriod:              controller.StaticResyncPeriodFunc(quotaFullResync),
+		ResyncPeriod:              controller.StaticResyncPeriodFunc(fullResync),
 		InformerFactory:           t.factory,
 		ReplenishmentResyncPeriod: resyncPeriod,
 		DiscoveryFunc:             discoveryFunc,

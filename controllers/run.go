@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -13,7 +15,6 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/controller-manager/pkg/informerfactory"
-	"k8s.io/klog/v2"
 )
 
 // Config is what the kube-controller-manager controllers run on.
@@ -35,6 +36,15 @@ type Config struct {
 	// controller look at discovery for new resources (0:
 	// kube-controller-manager's 30 s). Tests shorten it.
 	SyncPeriod time.Duration
+	// QuotaResyncPeriod is how often the quota controller recalculates
+	// every quota (0: kube-controller-manager's
+	// --resource-quota-sync-period, 5 min). Its monitors see deletions
+	// and updates at once, creations only then: kube-apiserver's quota
+	// admission charges those. Tests shorten it.
+	QuotaResyncPeriod time.Duration
+	// Log is the server's log, which says what started. (Upstream
+	// controllers log through klog, which the server sends there too.)
+	Log *slog.Logger
 }
 
 func (c Config) syncPeriod() time.Duration {
@@ -80,10 +90,13 @@ var starters = map[string]func(context.Context, *term) error{
 // controller that cannot be built is logged and left out, as
 // kube-controller-manager would exit and retry; the others run.
 func Run(ctx context.Context, cfg Config) {
-	logger := klog.FromContext(ctx)
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
 	md, err := metadata.NewForConfig(cfg.Loopback)
 	if err != nil {
-		logger.Error(err, "controllers: metadata client")
+		log.Error("controllers: metadata client", "err", err)
 		return
 	}
 	t := &term{cfg: cfg, metadata: metadatainformer.NewSharedInformerFactory(md, 0), started: make(chan struct{})}
@@ -94,11 +107,16 @@ func Run(ctx context.Context, cfg Config) {
 		if !cfg.Selection.Enabled(name) {
 			continue
 		}
-		if err := starters[name](ctx, t); err != nil {
-			logger.Error(err, "Error starting controller", "controller", name)
+		err := starters[name](ctx, t)
+		if errors.Is(err, errNoRootCA) {
+			log.Info("Controller not run", "controller", name, "reason", err)
 			continue
 		}
-		logger.Info("Started controller", "controller", name)
+		if err != nil {
+			log.Error("Error starting controller", "controller", name, "err", err)
+			continue
+		}
+		log.Info("Started controller", "controller", name)
 	}
 	cfg.Informers.Start(cfg.InformersStop)
 	t.metadata.Start(ctx.Done())

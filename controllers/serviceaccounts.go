@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/client-go/informers"
 	"k8s.io/klog/v2"
@@ -36,6 +37,9 @@ func startServiceAccounts(ctx context.Context, t *term) error {
 	return nil
 }
 
+// errNoRootCA: the server has no CA of its own to publish.
+var errNoRootCA = errors.New("no CA to publish in kube-root-ca.crt (plain HTTP, or a serving certificate of the system roots): not run")
+
 // startRootCAPublisher keeps the `kube-root-ca.crt` ConfigMap (key
 // ca.crt: the CA clients verify the API's serving certificate with) in
 // every namespace, recreating it when deleted and restoring it when
@@ -45,8 +49,7 @@ func startServiceAccounts(ctx context.Context, t *term) error {
 // nothing to publish.
 func startRootCAPublisher(ctx context.Context, t *term) error {
 	if len(t.cfg.RootCA) == 0 {
-		klog.FromContext(ctx).Info("No CA to publish in kube-root-ca.crt: the controller is not run", "controller", RootCAPublisherName)
-		return nil
+		return errNoRootCA
 	}
 	shared := t.cfg.Informers
 	p, err := rootcacertpublisher.NewPublisher(shared.Core().V1().ConfigMaps(), shared.Core().V1().Namespaces(), t.cfg.Client, t.cfg.RootCA)

@@ -14,8 +14,9 @@ import (
 // controllers strata runs.
 type controllerOptions struct {
 	// syncPeriod is how often the garbage collector and the quota
-	// controller look for new resources (0: 30 s); tests shorten it.
-	syncPeriod time.Duration
+	// controller look for new resources (0: 30 s), quotaResync how often
+	// every quota is recalculated (0: 5 min); tests shorten them.
+	syncPeriod, quotaResync time.Duration
 }
 
 // startControllers runs the kube-controller-manager controllers
@@ -32,7 +33,8 @@ func startControllers(o *Options, sh *shared, caPEM []byte, log *slog.Logger) (s
 			"controller", name, "run", controllers.Supported)
 	}
 	cfg := controllers.Config{Client: sh.client, Loopback: sh.loop.Config(), Informers: sh.informers,
-		InformersStop: sh.stop, Selection: sel, RootCA: caPEM, SyncPeriod: o.controllers.syncPeriod}
+		InformersStop: sh.stop, Selection: sel, RootCA: caPEM, SyncPeriod: o.controllers.syncPeriod,
+		QuotaResyncPeriod: o.controllers.quotaResync, Log: log}
 	controllers.RegisterInformers(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
