@@ -5,6 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	cmapp "k8s.io/controller-manager/app"
+	cmconfig "k8s.io/controller-manager/config"
+	cmoptions "k8s.io/controller-manager/options"
 	"k8s.io/kubernetes/cmd/kube-controller-manager/names"
 )
 
@@ -93,73 +98,51 @@ var Supported = []string{ServiceAccountName, RootCAPublisherName, RoleAggregatio
 // syntax, where "*" enables the controllers on by default, "name"
 // enables one and "-name" disables one; the first mention of a name
 // decides, and names not mentioned follow "*" (off without it).
-type Selection struct{ list []string }
+type Selection struct {
+	list []string
+	off  sets.String // kube-controller-manager's disabled by default
+}
 
 // DefaultSelection is --controllers' default, "*".
 var DefaultSelection = []string{allDefaultControllers}
 
-// ParseSelection checks list as kube-controller-manager checks
-// --controllers (aliases become canonical names) and reports every name
-// it does not know, in its words.
+// ParseSelection checks list with kube-controller-manager's own check of
+// --controllers (k8s.io/controller-manager/options), so that unknown names
+// get its message, and turns aliases into canonical names as it does.
 func ParseSelection(list []string) (Selection, error) {
-	var s Selection
-	var unknown []string
-	for _, item := range list {
-		if item == allDefaultControllers {
-			s.list = append(s.list, item)
-			continue
+	var all, off []string
+	aliases := map[string]string{}
+	for _, k := range known {
+		all = append(all, k.name)
+		if k.off {
+			off = append(off, k.name)
 		}
-		bare := strings.TrimPrefix(item, disabledControllerToken)
-		name, ok := canonical(bare)
-		if !ok {
-			unknown = append(unknown, fmt.Sprintf("%q is not in the list of known controllers", bare))
-			continue
+		for _, a := range k.aliases {
+			aliases[a] = k.name
 		}
-		if bare != item {
-			name = disabledControllerToken + name
-		}
-		s.list = append(s.list, name)
 	}
-	if len(unknown) > 0 {
-		return Selection{}, fmt.Errorf("--controllers: %s", strings.Join(unknown, ", "))
+	generic := cmoptions.GenericControllerManagerConfigurationOptions{
+		GenericControllerManagerConfiguration: &cmconfig.GenericControllerManagerConfiguration{Controllers: list},
+		Debugging:                             cmoptions.RecommendedDebuggingOptions(),
+	}
+	if err := utilerrors.NewAggregate(generic.Validate(all, off, aliases)); err != nil {
+		return Selection{}, fmt.Errorf("--controllers: %w", err)
+	}
+	s := Selection{off: sets.NewString(off...)}
+	for _, item := range list {
+		bare := strings.TrimPrefix(item, disabledControllerToken)
+		if name, ok := aliases[bare]; ok {
+			item = strings.TrimSuffix(item, bare) + name
+		}
+		s.list = append(s.list, item)
 	}
 	return s, nil
 }
 
-// canonical is the name of a known controller or alias.
-func canonical(name string) (string, bool) {
-	for _, k := range known {
-		if k.name == name || slices.Contains(k.aliases, name) {
-			return k.name, true
-		}
-	}
-	return "", false
-}
-
 // Enabled reports whether the selection runs the controller name (a
-// canonical name), as kube-controller-manager's IsControllerEnabled
-// decides it.
+// canonical name), with kube-controller-manager's IsControllerEnabled.
 func (s Selection) Enabled(name string) bool {
-	star := false
-	for _, item := range s.list {
-		switch item {
-		case name:
-			return true
-		case disabledControllerToken + name:
-			return false
-		case allDefaultControllers:
-			star = true
-		}
-	}
-	if !star {
-		return false
-	}
-	for _, k := range known {
-		if k.name == name {
-			return !k.off
-		}
-	}
-	return false
+	return cmapp.IsControllerEnabled(name, s.off, s.list)
 }
 
 // NotRun are the controllers the selection enables by name that strata

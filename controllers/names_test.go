@@ -67,7 +67,7 @@ func TestParseSelection(t *testing.T) {
 		{flag: []string{"deployment-controller"}, notRun: []string{"deployment-controller"}},
 		{flag: []string{"foo"}, err: `--controllers: "foo" is not in the list of known controllers`},
 		{flag: []string{"*", "-bar", "garbage-collector"},
-			err: `--controllers: "bar" is not in the list of known controllers, "garbage-collector" is not in the list of known controllers`},
+			err: `--controllers: ["bar" is not in the list of known controllers, "garbage-collector" is not in the list of known controllers]`},
 	} {
 		s, err := ParseSelection(tc.flag)
 		gotErr := ""
