@@ -110,13 +110,9 @@ var DefaultSelection = []string{allDefaultControllers}
 // --controllers (k8s.io/controller-manager/options), so that unknown names
 // get its message, and turns aliases into canonical names as it does.
 func ParseSelection(list []string) (Selection, error) {
-	var all, off []string
+	all, off := AllNames()
 	aliases := map[string]string{}
 	for _, k := range known {
-		all = append(all, k.name)
-		if k.off {
-			off = append(off, k.name)
-		}
 		for _, a := range k.aliases {
 			aliases[a] = k.name
 		}
@@ -157,13 +153,16 @@ func (s Selection) NotRun() []string {
 	return out
 }
 
-// AllNames are kube-controller-manager's controller names, sorted, for
-// the flag's help.
-func AllNames() []string {
-	var out []string
+// AllNames are kube-controller-manager's controller names, sorted, and
+// those "*" leaves off, for the flag's help.
+func AllNames() (all, off []string) {
 	for _, k := range known {
-		out = append(out, k.name)
+		all = append(all, k.name)
+		if k.off {
+			off = append(off, k.name)
+		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(all)
+	slices.Sort(off)
+	return all, off
 }

@@ -44,12 +44,17 @@ func startResourceQuota(ctx context.Context, t *term) error {
 	if err != nil {
 		return errorf(ResourceQuotaName, err)
 	}
+	// The shared informers never resync (the server makes them without a
+	// resync period), so the monitors ask for none: kube-controller-
+	// manager's replenishment resync only redelivers unchanged objects,
+	// which the update filter drops. The full recalculation (fullResync)
+	// is the quota controller's own timer.
 	rq, err := resourcequota.NewController(ctx, &resourcequota.ControllerOptions{
 		QuotaClient:               t.cfg.Client.CoreV1(),
 		ResourceQuotaInformer:     t.cfg.Informers.Core().V1().ResourceQuotas(),
 		ResyncPeriod:              controller.StaticResyncPeriodFunc(fullResync),
 		InformerFactory:           t.factory,
-		ReplenishmentResyncPeriod: resyncPeriod,
+		ReplenishmentResyncPeriod: controller.NoResyncPeriodFunc, // see below
 		DiscoveryFunc:             discoveryFunc,
 		IgnoredResourcesFunc:      config.IgnoredResources,
 		InformersStarted:          t.started,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -138,13 +137,6 @@ type termFactory struct {
 func (f *termFactory) Start(stop <-chan struct{}) {
 	f.t.cfg.Informers.Start(f.t.cfg.InformersStop)
 	f.t.metadata.Start(stop)
-}
-
-// resyncPeriod is kube-controller-manager's ResyncPeriod: a random
-// period between its --min-resync-period (12 h) and twice that, so that
-// the informers' resyncs spread out.
-func resyncPeriod() time.Duration {
-	return time.Duration(float64(12*time.Hour) * (1 + rand.Float64()))
 }
 
 // errorf names the controller in an error.
