@@ -66,7 +66,11 @@ func RegisterInformers(c Config) {
 // ControllerContext: they share the server's typed informers and this
 // term's metadata informers (for kinds without typed ones), which it
 // starts once every controller has registered what it needs (started is
-// closed then), and ends with the term.
+// closed then), and ends with the term. Upstream controllers cannot take
+// their event handlers off an informer (kube-controller-manager exits
+// when it loses its lease): after a term that ended while the server
+// kept running, the shared typed informers still call the old handlers,
+// which only add to queues shut down with them.
 type term struct {
 	cfg      Config
 	metadata metadatainformer.SharedInformerFactory
