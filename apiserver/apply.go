@@ -62,12 +62,13 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		return obj, checkNameMatches(obj, c)
 	}
-	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
+	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
 	code := http.StatusOK
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) { return apply(cur) })
 	if errors.Is(err, storage.ErrNotFound) && c.info.Subresource == "" {
 		code = http.StatusCreated
-		out, err = s.createByApply(r.Context(), c, params, fm, apply, warnings)
+		out, err = s.createByApply(actx, c, params, fm, apply, warnings)
 	}
 	if err != nil {
 		writeError(w, err)

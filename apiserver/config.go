@@ -21,6 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/util/webhook"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
@@ -71,6 +72,14 @@ type Config struct {
 	// user's rules (SelfSubjectRulesReview). nil allows everything.
 	Authorizer   authorizer.Authorizer
 	RuleResolver authorizer.RuleResolver
+	// Admission is the admission chain writes pass (package admission);
+	// nil admits everything.
+	Admission registry.Admission
+	// WithoutNamespaceLifecycle turns off the NamespaceLifecycle admission
+	// strata runs itself (--disable-admission-plugins=NamespaceLifecycle):
+	// objects may then be created in namespaces that do not exist or are
+	// terminating, and the default namespaces deleted.
+	WithoutNamespaceLifecycle bool
 	// TokenAuthenticator checks the tokens of TokenReviews, as the filter
 	// chain's authentication checks bearer tokens; APIAudiences are the
 	// audiences the server's tokens are for (--api-audiences).
@@ -85,6 +94,10 @@ type Config struct {
 	// ReadyChecks are more /readyz checks (each also at /readyz/<name>),
 	// such as the etcd space alarm's.
 	ReadyChecks []HealthCheck
+	// WebhookAuthWrapper wraps the resolver of the credentials and client
+	// settings of CRD conversion webhook calls, as kube-apiserver's
+	// AuthenticationInfoResolverWrapper; nil: none (no credentials, 30 s).
+	WebhookAuthWrapper webhook.AuthenticationInfoResolverWrapper
 }
 
 // HealthCheck is a named check for /readyz: it fails with a reason that
@@ -142,6 +155,10 @@ type Server struct {
 	endWatchesOnce sync.Once
 	countOnce      sync.Once // starts countObjects
 	log            *slog.Logger
+	// converters convert custom resources between versions; services
+	// resolves their webhooks' service references (crconvert.go).
+	converters *registry.CRConverters
+	services   lateServiceResolver
 }
 
 // New starts a store (and its watch cache) for every kind.
@@ -166,6 +183,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{})}
+	var err error
+	if s.converters, err = registry.NewCRConverters(&s.services, cfg.WebhookAuthWrapper); err != nil {
+		cancel()
+		return nil, fmt.Errorf("apiserver: %w", err)
+	}
 	builtins := newServed()
 	s.served.Store(builtins)
 	for _, k := range cfg.Kinds {
@@ -184,7 +206,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
 	s.setAuthorization()
-	var err error
 	if s.openapi, err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
 		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {
 		s.Close()
@@ -259,6 +280,9 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	}
 	if k.CRD() != nil {
 		sc.StorageVersion, sc.OnRead = k.StorageVersion(), k.OnRead()
+	}
+	if toStored, fromStored, ok := k.WebhookConversion(); ok {
+		sc.Convert = &storage.Conversion{ToStored: toStored, FromStored: fromStored}
 	}
 	if keys, toStored, fromStored, ok := k.StoredWith(); ok {
 		sc.KeyResource = keys

@@ -249,7 +249,7 @@ func (c *crdController) install(crd *apiextensionsv1.CustomResourceDefinition, r
 	if old != nil && old.fingerprint == fp {
 		return nil
 	}
-	kinds, err := registry.CustomKinds(crd, raw)
+	kinds, err := registry.CustomKinds(crd, raw, c.s.converters)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,8 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	warnings := &registry.Warnings{}
-	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, "create", "", warnings)
+	actx := s.withAdmission(r, c, params.options("create"), params.dryRun)
+	ctx := c.res.kind.Context(actx, c.info.Namespace, "create", "", warnings)
 	obj = s.recordUpdate(c, nil, obj, fieldmanager.ManagerName(params.fieldManager, r.UserAgent()))
 	out, err := s.createObject(ctx, c, obj, params.dryRun)
 	if err != nil {
@@ -59,7 +60,7 @@ func (s *Server) prepareCreate(ctx context.Context, c *call, obj runtime.Object)
 	if err != nil {
 		return nil, err
 	}
-	if kind.Namespaced {
+	if kind.Namespaced && !s.cfg.WithoutNamespaceLifecycle {
 		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
 			return nil, err
 		}

@@ -34,13 +34,13 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		s.serveUnsafeDelete(w, r, c, opts)
 		return
 	}
-	if c.res == s.namespaces {
+	if c.res == s.namespaces && !s.cfg.WithoutNamespaceLifecycle {
 		if err := checkNamespaceDeletable(c.info.Name); err != nil {
 			writeError(w, err)
 			return
 		}
 	}
-	out, deleted, err := s.deleteOne(r.Context(), c.res, c.info.Namespace, c.info.Name, opts)
+	out, deleted, err := s.deleteOne(s.withAdmission(r, c, opts, len(opts.DryRun) > 0), c.res, c.info.Namespace, c.info.Name, opts)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -84,6 +84,9 @@ func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, 
 	}
 	cur, err := res.store.Get(ctx, ns, name, storage.GetOptions{})
 	if err != nil {
+		return nil, false, err
+	}
+	if err := res.kind.AdmitDelete(ctx, cur); err != nil {
 		return nil, false, err
 	}
 	gcCtx := res.kind.Context(ctx, ns, "delete", "", nil)

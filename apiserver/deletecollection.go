@@ -33,9 +33,10 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 	}
 	out := &unstructured.UnstructuredList{}
 	out.SetResourceVersion(list.GetResourceVersion())
+	actx := s.withAdmission(r, c, opts, len(opts.DryRun) > 0)
 	for i := range list.Items {
 		item := &list.Items[i]
-		obj, _, err := s.deleteOne(r.Context(), c.res, item.GetNamespace(), item.GetName(), opts)
+		obj, _, err := s.deleteOne(actx, c.res, item.GetNamespace(), item.GetName(), opts)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}

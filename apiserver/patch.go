@@ -57,7 +57,8 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 	warnings := &registry.Warnings{}
 	var decodeWarnings []string
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
-	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
+	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
 		current, err := json.Marshal(cur.Object)
 		if err != nil {

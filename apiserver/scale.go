@@ -100,7 +100,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 	want func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) {
 	kind := c.res.kind
 	warnings := &registry.Warnings{}
-	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)
+	ctx := kind.Context(s.withAdmission(r, c, params.options(c.info.Verb), params.dryRun), c.info.Namespace, c.info.Verb, "scale", warnings)
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
 		old, err := kind.ScaleOf(cur)

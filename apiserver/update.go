@@ -33,7 +33,8 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	warnings := &registry.Warnings{}
-	ctx := kind.Context(r.Context(), c.info.Namespace, "update", c.info.Subresource, warnings)
+	actx := s.withAdmission(r, c, params.options("update"), params.dryRun)
+	ctx := kind.Context(actx, c.info.Namespace, "update", c.info.Subresource, warnings)
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
 		return s.recordUpdate(c, cur, obj.DeepCopyObject(), manager), nil

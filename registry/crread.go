@@ -3,6 +3,7 @@ package registry
 import (
 	"reflect"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -13,9 +14,13 @@ import (
 // defaults. A default added to a CRD thus shows in objects written
 // before it, on every read, without a write. nil for built-in kinds and
 // versions without a schema.
+//
+// Kinds converted by a webhook do this in their conversion instead
+// (WebhookConversion), by the schema of the version each object is stored
+// in, as apiextensions-apiserver does.
 func (k *Kind) OnRead() func(*unstructured.Unstructured) error {
 	c := k.custom
-	if c == nil || c.structural == nil {
+	if c == nil || c.structural == nil || c.webhook != nil {
 		return nil
 	}
 	return func(u *unstructured.Unstructured) error {
@@ -40,5 +45,17 @@ func (k *Kind) ReadsLike(o *Kind) bool {
 		return false
 	}
 	return k.custom == nil || (reflect.DeepEqual(k.custom.structural, o.custom.structural) &&
-		k.custom.crd.Spec.PreserveUnknownFields == o.custom.crd.Spec.PreserveUnknownFields)
+		k.custom.crd.Spec.PreserveUnknownFields == o.custom.crd.Spec.PreserveUnknownFields &&
+		convertsLike(k.custom.webhook, o.custom.webhook, k.custom.crd, o.custom.crd))
+}
+
+// convertsLike says whether two kinds convert objects alike: both with
+// the None strategy, or both through the same webhook configuration with
+// the same versions and schemas (a store's conversion is fixed when it
+// starts).
+func convertsLike(a, b *webhookConversion, acrd, bcrd *apiextensionsv1.CustomResourceDefinition) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.DeepEqual(acrd.Spec.Conversion, bcrd.Spec.Conversion) && reflect.DeepEqual(a.schemas, b.schemas)
 }

@@ -50,6 +50,9 @@ type custom struct {
 	table          rest.TableConvertor
 	// scale is the version's scale subresource; nil without one.
 	scale *apiextensionsv1.CustomResourceSubresourceScale
+	// webhook converts objects between versions when the CRD has the
+	// Webhook conversion strategy (crconvert.go); nil for None.
+	webhook *webhookConversion
 
 	// crdFieldTypes are the CRD's server-side apply types, shared by its
 	// versions.
@@ -62,12 +65,13 @@ type custom struct {
 
 // CustomKinds returns the kinds an established CRD serves: one per served
 // version, each with the CRD's accepted names, its schema, subresources
-// and printer columns. Versions are converted with the None strategy
-// (only apiVersion changes), the one strata supports.
+// and printer columns. Versions are converted as the CRD's conversion
+// strategy says: None (only apiVersion changes) or Webhook, through conv
+// (nil: converters with upstream's defaults).
 //
 // raw is the CRD as stored, for the patch extensions of its schemas that
 // the typed crd cannot hold.
-func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any) ([]*Kind, error) {
+func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any, conv *CRConverters) ([]*Kind, error) {
 	internal := &apiextensionsinternal.CustomResourceDefinition{}
 	if err := Scheme.Convert(crd, internal, nil); err != nil {
 		return nil, fmt.Errorf("registry: CRD %s to internal: %w", crd.Name, err)
@@ -80,10 +84,12 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 	if names.Plural == "" {
 		names = crd.Spec.Names
 	}
-	fieldTypes, err := newCRDFieldTypes(crd)
+	converter, err := conv.forCRD(crd)
 	if err != nil {
 		return nil, fmt.Errorf("registry: CRD %s: %w", crd.Name, err)
 	}
+	fieldTypes := newCRDFieldTypes(crd, converter.safe)
+	schemas := versionSchemas(crd, internal)
 	var kinds []*Kind
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
@@ -92,6 +98,7 @@ func CustomKinds(crd *apiextensionsv1.CustomResourceDefinition, raw map[string]a
 		k, err := customKind(crd, raw, internal, v, names, storageVersion)
 		if k != nil {
 			k.custom.crdFieldTypes = fieldTypes
+			k.custom.webhook = newWebhookConversion(crd, converter, k.GVK, storageVersion, schemas)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("registry: CRD %s version %s: %w", crd.Name, v.Name, err)
@@ -188,6 +195,23 @@ func structuralOf(props *apiextensionsinternal.JSONSchemaProps, preserveUnknownF
 		return nil, fmt.Errorf("pruning schema defaults: %w", err)
 	}
 	return s, nil
+}
+
+// versionSchemas are the structural schemas of all of a CRD's versions,
+// served or not (objects may be stored in any), by version name; a version
+// whose schema is missing or not structural has none.
+func versionSchemas(crd *apiextensionsv1.CustomResourceDefinition, internal *apiextensionsinternal.CustomResourceDefinition) map[string]*structuralschema.Structural {
+	out := make(map[string]*structuralschema.Structural, len(crd.Spec.Versions))
+	for _, v := range crd.Spec.Versions {
+		validation, err := apiextensionsinternal.GetSchemaForVersion(internal, v.Name)
+		if err != nil || validation == nil {
+			continue
+		}
+		if s, err := structuralOf(validation.OpenAPIV3Schema, crd.Spec.PreserveUnknownFields); err == nil {
+			out[v.Name] = s
+		}
+	}
+	return out
 }
 
 // CRD returns the definition a custom kind was built from; nil for
@@ -344,18 +368,23 @@ func (k *Kind) ownTypeMeta(content map[string]any) bool {
 // metadata coerced. It returns the paths of the fields it dropped when
 // track is set.
 func (c *custom) coerce(u *unstructured.Unstructured, track bool) ([]string, error) {
+	return coerce(u, c.structural, c.crd.Spec.PreserveUnknownFields, track)
+}
+
+// coerce is custom.coerce by a given structural schema.
+func coerce(u *unstructured.Unstructured, structural *structuralschema.Structural, preserveUnknownFields, track bool) ([]string, error) {
 	apiVersion, kind := u.GetAPIVersion(), u.GetKind()
 	objectMeta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object,
 		schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: track})
 	if err != nil {
 		return nil, err
 	}
-	if !c.crd.Spec.PreserveUnknownFields { // the legacy field: nothing is pruned
+	if !preserveUnknownFields { // the legacy field: nothing is pruned
 		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: track}
-		unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, c.structural, true, opts)...)
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.structural)
+		unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, structural, true, opts)...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, structural)
 	}
-	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, c.structural, false,
+	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, structural, false,
 		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: track})
 	if ferr != nil {
 		return nil, ferr

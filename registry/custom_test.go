@@ -71,7 +71,7 @@ func gadgetKind(t testing.TB) *Kind {
 	if err := runtimeFromUnstructured(stored, crd); err != nil {
 		t.Fatal(err)
 	}
-	kinds, err := CustomKinds(crd, stored.Object)
+	kinds, err := CustomKinds(crd, stored.Object, nil)
 	if err != nil || len(kinds) != 1 {
 		t.Fatalf("CustomKinds: %d kinds, %v", len(kinds), err)
 	}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/conversion"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -111,16 +110,9 @@ type crdFieldTypes struct {
 }
 
 // newCRDFieldTypes prepares the server-side apply types of a CRD, as
-// apiextensions-apiserver does for each CRD it serves.
-func newCRDFieldTypes(crd *apiextensionsv1.CustomResourceDefinition) (crdFieldTypes, error) {
-	factory, err := conversion.NewCRConverterFactory(nil, nil)
-	if err != nil {
-		return crdFieldTypes{}, fmt.Errorf("conversion: %w", err)
-	}
-	safe, _, err := factory.NewConverter(crd)
-	if err != nil {
-		return crdFieldTypes{}, fmt.Errorf("conversion: %w", err)
-	}
+// apiextensions-apiserver does for each CRD it serves; converter is the
+// CRD's version converter (crconvert.go).
+func newCRDFieldTypes(crd *apiextensionsv1.CustomResourceDefinition, converter runtime.ObjectConvertor) crdFieldTypes {
 	types := sync.OnceValues(func() (managedfields.TypeConverter, error) {
 		models, err := builtinModels()
 		if err != nil {
@@ -128,7 +120,7 @@ func newCRDFieldTypes(crd *apiextensionsv1.CustomResourceDefinition) (crdFieldTy
 		}
 		return fieldmanager.CRDTypeConverter(crd, models)
 	})
-	return crdFieldTypes{types: types, converter: safe}, nil
+	return crdFieldTypes{types: types, converter: converter}
 }
 
 // unstructuredCreator makes the empty object a custom kind's create by

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	upstreamadmission "k8s.io/apiserver/pkg/admission"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
@@ -70,15 +71,20 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if err := k.checkCreate(ctx, internal); err != nil {
-		return nil, err
-	}
 	m, err := meta.Accessor(internal)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	if ns, ok := genericapirequest.NamespaceFrom(ctx); ok && m.GetNamespace() == "" && k.Namespaced {
 		m.SetNamespace(ns)
+	}
+	// Mutating admission sees the object as sent (with its namespace), as
+	// kube-apiserver's create handler runs it before the store.
+	if err := admit(ctx, upstreamadmission.Create, internal, nil); err != nil {
+		return nil, err
+	}
+	if err := k.checkCreate(ctx, internal); err != nil {
+		return nil, err
 	}
 	rest.FillObjectMetaSystemFields(m)
 	if m.GetGenerateName() != "" && m.GetName() == "" {
@@ -93,6 +99,9 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 		return nil, err
 	}
 	if err := rest.BeforeCreate(k.strategy, ctx, internal); err != nil {
+		return nil, err
+	}
+	if err := validate(ctx, upstreamadmission.Create, internal, nil); err != nil {
 		return nil, err
 	}
 	return k.storedWith(internal, exts)
@@ -122,6 +131,9 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	if err := admit(ctx, upstreamadmission.Update, internal, old); err != nil {
+		return nil, err
+	}
 	if err := k.checkUpdate(ctx, internal, old); err != nil {
 		return nil, err
 	}
@@ -147,6 +159,9 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 		}
 	}
 	if err := rest.BeforeUpdate(strategy, ctx, internal, old); err != nil {
+		return nil, err
+	}
+	if err := validate(ctx, upstreamadmission.Update, internal, old); err != nil {
 		return nil, err
 	}
 	return k.storedWith(internal, exts)

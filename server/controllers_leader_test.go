@@ -21,7 +21,9 @@ import (
 // leadingLog is what a server logs when it starts leading.
 const leadingLog = "leading the servers sharing etcd"
 
-// countQuota creates a quota on configmaps in ns.
+// countQuota creates a quota on configmaps in ns and waits for its first
+// count (the ResourceQuota admission plugin refuses creations of what a
+// quota without status counts): kube-root-ca.crt.
 func (s *ctlServer) countQuota(t *testing.T, ns string) {
 	t.Helper()
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "counts"},
@@ -29,6 +31,7 @@ func (s *ctlServer) countQuota(t *testing.T, ns string) {
 	if _, err := s.client.CoreV1().ResourceQuotas(ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	s.waitUsed(t, ns, "counts", "the quota's first count", map[string]string{"configmaps": "1"})
 }
 
 func (s *ctlServer) createCM(t *testing.T, ns, name string, owners []metav1.OwnerReference) *corev1.ConfigMap {

@@ -199,9 +199,10 @@ func equalMaps(a, b map[string]string) bool {
 // TestResourceQuotaStatus: the quota controller keeps status.hard and
 // status.used of a ResourceQuota current: counts of configmaps, secrets,
 // services, pods, persistentvolumeclaims and of objects of a built-in and
-// a custom kind (count/<resource>.<group>); deletions lower them at once,
-// creations are counted at the next full recalculation (kube-apiserver's
-// quota admission charges them as they are made).
+// a custom kind (count/<resource>.<group>), made before the quota;
+// deletions lower them at once; creations are charged by the ResourceQuota
+// admission plugin as they are made, and the controller's full
+// recalculation (every second here) agrees.
 func TestResourceQuotaStatus(t *testing.T) {
 	t.Parallel()
 	s := startCtlServer(t, nil)

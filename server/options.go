@@ -12,6 +12,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
+	"github.com/stratadev/strata/admission"
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
@@ -88,6 +89,10 @@ type Options struct {
 	// Audit is the audit log: kube-apiserver's --audit-policy-file,
 	// --audit-log-path and the log's rotation and format flags.
 	Audit audit.Options
+	// Admission is the admission chain: kube-apiserver's
+	// --enable-admission-plugins, --disable-admission-plugins and
+	// --admission-control-config-file.
+	Admission admission.Options
 	// ServiceAccounts configure service-account tokens
 	// (serviceaccounts.go).
 	ServiceAccounts ServiceAccountOptions
@@ -164,6 +169,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--request-timeout: %s must not be negative (0: unbounded)", o.RequestTimeout))
 	}
 	if err := o.Audit.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Admission.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := o.ServiceAccounts.validate(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -134,10 +135,11 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	logNewCredentials(log, before, credentialFiles(o))
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	az := newAuthorization()
+	adm := &lateAdmission{}
 	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		Authorizer: &az.late, RuleResolver: &az.late, TokenAuthenticator: authenticator,
+		Authorizer: &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
 		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
 		Storage: o.tuneStorage, ReadyChecks: append(az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: space.Check})})
 	if err != nil {
@@ -196,6 +198,14 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	undo = append(undo, kubernetesService.Stop)
+	if err := startAdmission(o, sh, az, ln.Addr(), adm); err != nil {
+		return fail(err)
+	}
+	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
+	if err != nil {
+		return fail(err)
+	}
+	api.SetServiceResolver(webhooks)
 	sh.start()
 	if err := az.wait(readyCtx, sh); err != nil {
 		return fail(err)

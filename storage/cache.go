@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -121,10 +122,24 @@ func (c *watchCache) follow(ctx context.Context, rev int64) error {
 	ch := w.Watch(wctx, c.s.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 	tick := time.NewTicker(c.s.cfg.ProgressInterval)
 	defer tick.Stop()
+	var probe <-chan time.Time // only stores that convert probe (cacheretry.go)
+	if c.s.cfg.Convert != nil {
+		t := time.NewTicker(conversionProbeInterval)
+		defer t.Stop()
+		probe = t.C
+	}
+	healed := make(chan struct{}, 1)
+	var probing atomic.Bool // one probe at a time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-probe:
+			if probing.CompareAndSwap(false, true) {
+				go func() { defer probing.Store(false); c.probeConversions(wctx, healed) }()
+			}
+		case <-healed:
+			return errConversionsHealed
 		case <-tick.C:
 			_ = w.RequestProgress(wctx)
 		case <-c.progress:

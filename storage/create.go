@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -60,6 +61,9 @@ func (s *Store) createKey(obj *unstructured.Unstructured) (string, error) {
 // store's size limit, before etcd would with a gRPC error.
 func (s *Store) encodeChecked(key string, obj *unstructured.Unstructured) ([]byte, error) {
 	data, err := s.encodeObj(obj)
+	if errors.Is(err, ErrInternal) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, badRequest("%s %s: %v", s.cfg.Resource, key, err)
 	}

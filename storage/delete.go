@@ -38,7 +38,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 			return cur, nil
 		}
 		// Lost a race: retry on the fresh state (NotFound if it was deleted).
-		if cur, modRev, err = s.fromTxnGet(resp, key, name); err != nil {
+		if cur, modRev, _, err = s.fromTxnGet(resp, key, name); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,6 +116,19 @@ func tooLargeResourceVersion(want, have int64) error {
 func requestTooLarge(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	return newError(ErrRequestTooLarge, apierrors.NewRequestEntityTooLargeError(msg), nil)
+}
+
+// conversionFailed is kube-apiserver's answer to a write whose object its
+// storage codec cannot convert to the storage version: the plain error
+// its handlers turn into a 500 without a reason, worded as the converter
+// words it. A converter's own Status passes unchanged.
+func conversionFailed(err error) error {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return err
+	}
+	return newError(ErrInternal, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+		Code: http.StatusInternalServerError, Message: err.Error()}}, conversionError{err})
 }
 
 // internal wraps an unexpected failure (etcd unreachable, corrupt data) as a

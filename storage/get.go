@@ -37,16 +37,23 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 // getLatest is a quorum read of one key; it also returns the modification
 // revision for a later compare-and-swap.
 func (s *Store) getLatest(ctx context.Context, key, name string) (*unstructured.Unstructured, int64, error) {
+	obj, modRev, _, err := s.readLatest(ctx, key, name)
+	return obj, modRev, err
+}
+
+// readLatest is getLatest that also returns the apiVersion the object is
+// stored with.
+func (s *Store) readLatest(ctx context.Context, key, name string) (*unstructured.Unstructured, int64, string, error) {
 	start := time.Now()
 	resp, err := s.client.Get(ctx, key)
 	s.observe("get", start, err)
 	if err != nil {
-		return nil, 0, internal(err, "storage: reading %s", key)
+		return nil, 0, "", internal(err, "storage: reading %s", key)
 	}
 	if len(resp.Kvs) == 0 {
-		return nil, 0, notFound(s.cfg.Resource, name)
+		return nil, 0, "", notFound(s.cfg.Resource, name)
 	}
 	kv := resp.Kvs[0]
-	obj, err := s.decodeKV(kv)
-	return obj, kv.ModRevision, err
+	obj, stored, err := s.decodeStored(kv)
+	return obj, kv.ModRevision, stored, err
 }

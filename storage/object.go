@@ -17,27 +17,34 @@ import (
 // metadata.resourceVersion (the revision is etcd's, not the document's),
 // with apiVersion replaced when not "". obj is not changed.
 func encode(obj *unstructured.Unstructured, apiVersion string) ([]byte, error) {
-	content := make(map[string]any, len(obj.Object))
-	for k, v := range obj.Object {
-		content[k] = v
-	}
+	content := withoutResourceVersion(obj.Object)
 	if apiVersion != "" {
 		content["apiVersion"] = apiVersion
-	}
-	if meta, ok := obj.Object["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(meta))
-		for k, v := range meta {
-			if k != "resourceVersion" {
-				m[k] = v
-			}
-		}
-		content["metadata"] = m
 	}
 	data, err := jsonenc.Marshal(content)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	return data, nil
+}
+
+// withoutResourceVersion is a shallow copy of an object's content without
+// metadata.resourceVersion, which the stored form has not either.
+func withoutResourceVersion(content map[string]any) map[string]any {
+	out := make(map[string]any, len(content))
+	for k, v := range content {
+		out[k] = v
+	}
+	if meta, ok := content["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(meta))
+		for k, v := range meta {
+			if k != "resourceVersion" {
+				m[k] = v
+			}
+		}
+		out["metadata"] = m
+	}
+	return out
 }
 
 // decode parses a stored object and sets metadata.resourceVersion to rev.
@@ -62,12 +69,14 @@ type Conversion struct {
 	ToStored, FromStored func(*unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
-// encodeObj is encode of obj in its stored version.
+// encodeObj is encode of obj in its stored version. A conversion that
+// fails is a 500 with the converter's words, as kube-apiserver answers a
+// write its storage codec cannot encode (a conversion webhook's failure).
 func (s *Store) encodeObj(obj *unstructured.Unstructured) ([]byte, error) {
 	if c := s.cfg.Convert; c != nil {
 		stored, err := c.ToStored(obj)
 		if err != nil {
-			return nil, err
+			return nil, conversionFailed(err)
 		}
 		obj = stored
 	}
@@ -77,26 +86,51 @@ func (s *Store) encodeObj(obj *unstructured.Unstructured) ([]byte, error) {
 // decodeKV decodes an etcd key-value at its modification revision. Any
 // failure is ErrCorrupt, as kube-apiserver deems every decoding error.
 func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error) {
+	obj, _, err := s.decodeStored(kv)
+	return obj, err
+}
+
+// decodeStored is decodeKV that also returns the apiVersion the object is
+// stored with.
+func (s *Store) decodeStored(kv *mvccpb.KeyValue) (*unstructured.Unstructured, string, error) {
 	obj, err := decode(kv.Value, kv.ModRevision)
 	if err != nil {
-		return nil, corruptObject(string(kv.Key), kv.ModRevision, err)
+		return nil, "", corruptObject(string(kv.Key), kv.ModRevision, err)
 	}
+	stored := obj.GetAPIVersion()
 	if c := s.cfg.Convert; c != nil {
+		// The converter's error is the cause as kube-apiserver words it
+		// ("conversion webhook for ... failed: ...").
 		if obj, err = c.FromStored(obj); err != nil {
-			return nil, corruptObject(string(kv.Key), kv.ModRevision, fmt.Errorf("converting: %w", err))
+			return nil, "", corruptObject(string(kv.Key), kv.ModRevision, conversionError{err})
 		}
 	}
 	if s.versions.served != "" {
 		// Versions of one resource differ only in apiVersion (the None
-		// conversion of custom resources).
+		// conversion of custom resources), or were converted above.
 		obj.SetAPIVersion(s.versions.served)
 	}
 	if s.cfg.OnRead != nil {
 		if err := s.cfg.OnRead(obj); err != nil {
-			return nil, corruptObject(string(kv.Key), kv.ModRevision, err)
+			return nil, "", corruptObject(string(kv.Key), kv.ModRevision, err)
 		}
 	}
-	return obj, nil
+	return obj, stored, nil
+}
+
+// staleVersion says whether an object stored with apiVersion stored must
+// be written again even if unchanged: it is not in the storage version
+// (the CRD's changed since), and kube-apiserver rewrites such an object on
+// any update, which is how storage versions are migrated.
+func (s *Store) staleVersion(stored string) bool {
+	if s.cfg.StorageVersion == "" {
+		return false
+	}
+	want := s.versions.stored
+	if want == "" {
+		want = s.versions.served
+	}
+	return stored != want
 }
 
 // apiVersions are a store's apiVersion rewrites, worked out once.

@@ -37,7 +37,9 @@ type Config struct {
 	// StorageVersion, when set, is the version of Kind's group objects are
 	// written in; they are read back as Kind's version whatever version
 	// they were written in (several served versions of one resource,
-	// converted by apiVersion only). Empty: objects are kept as given.
+	// converted by apiVersion only, or by Convert). An update rewrites an
+	// object stored in another version even when nothing changed (storage
+	// version migration). Empty: objects are kept as given.
 	StorageVersion string
 	// Namespaced says whether objects live in namespaces.
 	Namespaced bool
@@ -47,8 +49,10 @@ type Config struct {
 	KeyResource schema.GroupResource
 	// Convert, when set, converts objects between the version they are
 	// served in and the one they are stored in, for a resource served in
-	// several versions (autoscaling/v1 and v2 HorizontalPodAutoscalers) or
-	// groups (events).
+	// several versions (autoscaling/v1 and v2 HorizontalPodAutoscalers,
+	// custom resources with a conversion webhook) or groups (events). A
+	// failed conversion is a 500 with the converter's words; the watch
+	// cache retries objects it could not convert (cacheretry.go).
 	Convert *Conversion
 	// OnRead, when set, completes every object read from etcd, after
 	// conversion: custom resources get their version's pruning and

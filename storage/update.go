@@ -8,6 +8,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -24,8 +25,10 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 	// saves a read of etcd per update.
 	cur, modRev := s.cache.getWithRevision(key)
 	fresh := false
+	// stored is the apiVersion etcd holds cur in, known once fresh.
+	var stored string
 	if cur == nil {
-		if cur, modRev, err = s.getLatest(ctx, key, name); err != nil {
+		if cur, modRev, stored, err = s.readLatest(ctx, key, name); err != nil {
 			return nil, err
 		}
 		fresh = true
@@ -35,12 +38,18 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 		var next *unstructured.Unstructured
 		var data []byte
 		if err == nil {
-			next, data, err = s.computeUpdate(key, cur, tryUpdate)
+			next, data, err = s.computeUpdate(key, cur, fresh && s.staleVersion(stored), tryUpdate)
+		}
+		if isConversionError(err) {
+			// The new object cannot be stored: judging again on etcd's
+			// copy would not change that (kube-apiserver's update returns
+			// its encoding error at once too).
+			return nil, err
 		}
 		if (err != nil || data == nil) && !fresh {
 			// A refusal or a no-op judged on the cache's copy may be
 			// stale: judge again on etcd's.
-			if cur, modRev, err = s.getLatest(ctx, key, name); err != nil {
+			if cur, modRev, stored, err = s.readLatest(ctx, key, name); err != nil {
 				return nil, err
 			}
 			fresh = true
@@ -67,7 +76,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 			return next, nil
 		}
 		// Lost a race: retry on the fresh state (NotFound if it was deleted).
-		if cur, modRev, err = s.fromTxnGet(resp, key, name); err != nil {
+		if cur, modRev, stored, err = s.fromTxnGet(resp, key, name); err != nil {
 			return nil, err
 		}
 		fresh = true
@@ -75,8 +84,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 }
 
 // computeUpdate runs tryUpdate on a copy of cur and returns the new object
-// and its encoding, or nil data when nothing changed.
-func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, tryUpdate UpdateFunc) (*unstructured.Unstructured, []byte, error) {
+// and its encoding, or nil data when nothing changed and cur is not stale
+// (stored in a version other than the storage version).
+func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, stale bool, tryUpdate UpdateFunc) (*unstructured.Unstructured, []byte, error) {
 	next, err := tryUpdate(cur.DeepCopy())
 	if err != nil {
 		return nil, nil, err
@@ -93,24 +103,35 @@ func (s *Store) computeUpdate(key string, cur *unstructured.Unstructured, tryUpd
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := s.encodeObj(cur)
-	if err == nil && bytes.Equal(old, data) {
+	if !stale && s.unchanged(cur, next, data) {
 		return cur, nil, nil
 	}
 	return next, data, nil
 }
 
-// fromTxnGet decodes the Else branch of a failed compare-and-swap.
-func (s *Store) fromTxnGet(resp *clientv3.TxnResponse, key, name string) (*unstructured.Unstructured, int64, error) {
+// unchanged says whether next, encoded as data, is stored as cur is. A
+// converted store compares the objects as served, which spares a second
+// conversion (a webhook call) of cur.
+func (s *Store) unchanged(cur, next *unstructured.Unstructured, data []byte) bool {
+	if s.cfg.Convert != nil {
+		return equality.Semantic.DeepEqual(withoutResourceVersion(cur.Object), withoutResourceVersion(next.Object))
+	}
+	old, err := s.encodeObj(cur)
+	return err == nil && bytes.Equal(old, data)
+}
+
+// fromTxnGet decodes the Else branch of a failed compare-and-swap; it also
+// returns the apiVersion the object is stored with.
+func (s *Store) fromTxnGet(resp *clientv3.TxnResponse, key, name string) (*unstructured.Unstructured, int64, string, error) {
 	if len(resp.Responses) == 0 {
-		return nil, 0, internal(fmt.Errorf("no read in the failed transaction"), "storage: updating %s", key)
+		return nil, 0, "", internal(fmt.Errorf("no read in the failed transaction"), "storage: updating %s", key)
 	}
 	kvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
-		return nil, 0, notFound(s.cfg.Resource, name)
+		return nil, 0, "", notFound(s.cfg.Resource, name)
 	}
-	obj, err := s.decodeKV(kvs[0])
-	return obj, kvs[0].ModRevision, err
+	obj, stored, err := s.decodeStored(kvs[0])
+	return obj, kvs[0].ModRevision, stored, err
 }
 
 // Check compares uid and resourceVersion with cur, an object of resource

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stratadev/strata/admission"
 	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/cli"
 	"github.com/stratadev/strata/server"
@@ -87,6 +88,9 @@ SIGINT or SIGTERM.
 	f.IntVar(&o.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files to keep (0: no limit)")
 	f.IntVar(&o.Audit.MaxSize, "audit-log-maxsize", 0, "megabytes an audit log file may reach before it is rotated (0: never rotated)")
 	f.StringVar(&o.Audit.Format, "audit-log-format", "json", "audit log format: json (an event per line) or legacy (one line of text per event)")
+	f.StringSliceVar(&o.Admission.Enable, "enable-admission-plugins", nil, "admission plugins to run besides the default ones, comma-separated: kube-apiserver's names ("+admission.DefaultOn()+" run by default)")
+	f.StringSliceVar(&o.Admission.Disable, "disable-admission-plugins", nil, "default admission plugins not to run, comma-separated")
+	f.StringVar(&o.Admission.ConfigFile, "admission-control-config-file", "", "AdmissionConfiguration (apiserver.config.k8s.io) with the admission plugins' own configuration")
 	sa := &o.ServiceAccounts
 	f.StringArrayVar(&sa.Issuers, "service-account-issuer", nil, "identifier of the service-account token issuer, the tokens' \"iss\" (default "+server.DefaultServiceAccountIssuer+"); repeated: the first signs, all are accepted")
 	f.StringSliceVar(&sa.APIAudiences, "api-audiences", nil, "audiences of the API: service-account tokens must name one (default: the issuers)")

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	upstreamadmission "k8s.io/apiserver/pkg/admission"
+
+	"github.com/stratadev/strata/admission"
+	"github.com/stratadev/strata/registry"
+)
+
+// lateAdmission is the admission chain, handed to the API before it
+// exists: the plugins are built on the shared informers, which read the
+// API. Until it is set (the server's own writes before it serves) writes
+// are admitted as they are.
+type lateAdmission struct {
+	c atomic.Pointer[admission.Chain]
+}
+
+func (l *lateAdmission) Admit(ctx context.Context, op upstreamadmission.Operation, req *registry.AdmissionRequest, obj, old runtime.Object) error {
+	if c := l.c.Load(); c != nil {
+		return c.Admit(ctx, op, req, obj, old)
+	}
+	return nil
+}
+
+func (l *lateAdmission) Validate(ctx context.Context, op upstreamadmission.Operation, req *registry.AdmissionRequest, obj, old runtime.Object) error {
+	if c := l.c.Load(); c != nil {
+		return c.Validate(ctx, op, req, obj, old)
+	}
+	return nil
+}
+
+// startAdmission builds the chain on the shared informers (before they
+// start, so that the plugins' informers are among them); addr is where
+// the server listens (kubernetes.default.svc for webhooks).
+func startAdmission(o *Options, sh *shared, az *authorization, addr net.Addr, late *lateAdmission) error {
+	self := &url.URL{Scheme: "https", Host: dialAddress(addr)}
+	chain, err := admission.New(o.Admission, admission.Deps{
+		Loopback: sh.loop.Config(), Client: sh.client, Informers: sh.informers, Authorizer: &az.late,
+		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop,
+	}, registry.Builtin())
+	if err != nil {
+		return fmt.Errorf("admission: %w", err)
+	}
+	late.c.Store(chain)
+	return nil
+}
