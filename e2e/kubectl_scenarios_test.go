@@ -56,6 +56,9 @@ func TestKubectl(t *testing.T) {
 					k := kind.new(t, srv.dataDir)
 					ns := sc.name + "-" + kind.name
 					k.exact(t, "namespace/"+ns+" created\n", "create", "namespace", ns)
+					// Scenarios create pods, which the ServiceAccount
+					// admission plugin refuses until the account exists.
+					k.waitDefaultServiceAccount(t, ns)
 					sc.run(t, k, ns)
 				})
 			}
