@@ -3,6 +3,8 @@ package admission
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -47,6 +49,9 @@ type Deps struct {
 	// Self is the server's URL: kubernetes.default.svc resolves to it.
 	Self *url.URL
 	Stop <-chan struct{}
+	// Dial, if set, dials the webhooks service references name (tests
+	// reach loopback through it); it is kube-apiserver's proxy transport.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // configScheme reads --admission-control-config-file, as kube-apiserver's.
@@ -99,7 +104,11 @@ func New(o Options, d Deps, kinds []*registry.Kind) (*Chain, error) {
 	resolver := aggregator.NewLoopbackServiceResolver(aggregator.NewEndpointServiceResolver(
 		d.Informers.Core().V1().Services().Lister(), slices), d.Self)
 	cp := &controlplaneadmission.Config{LoopbackClientConfig: d.Loopback, ExternalInformers: d.Informers}
-	kube, err := cp.New(nil, nil, resolver, noop.NewTracerProvider())
+	var transport *http.Transport
+	if d.Dial != nil {
+		transport = &http.Transport{DialContext: d.Dial}
+	}
+	kube, err := cp.New(transport, nil, resolver, noop.NewTracerProvider())
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)
 	}

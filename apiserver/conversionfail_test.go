@@ -22,20 +22,25 @@ import (
 // webhookTimeout shortens kube-apiserver's 30 s timeout of conversion
 // webhook calls, through the resolver wrapper kube-apiserver also has.
 func webhookTimeout(d time.Duration) func(*Config) {
+	return webhookClient(func(cfg *rest.Config) { cfg.Timeout = d })
+}
+
+// webhookClient changes the conversion webhooks' client configuration.
+func webhookClient(change func(*rest.Config)) func(*Config) {
 	return func(c *Config) {
 		c.WebhookAuthWrapper = func(r webhook.AuthenticationInfoResolver) webhook.AuthenticationInfoResolver {
 			return &webhook.AuthenticationInfoResolverDelegator{
 				ClientConfigForFunc: func(hostPort string) (*rest.Config, error) {
 					cfg, err := r.ClientConfigFor(hostPort)
 					if cfg != nil {
-						cfg.Timeout = d
+						change(cfg)
 					}
 					return cfg, err
 				},
 				ClientConfigForServiceFunc: func(name, namespace string, port int) (*rest.Config, error) {
 					cfg, err := r.ClientConfigForService(name, namespace, port)
 					if cfg != nil {
-						cfg.Timeout = d
+						change(cfg)
 					}
 					return cfg, err
 				},

@@ -14,19 +14,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratadev/strata/internal/convhook"
+	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // TestConversionWebhookService: a webhook named by a service reference is
 // called at one of the Service's ready endpoints, over TLS checked for the
-// name <service>.<namespace>.svc with the caBundle. EndpointSlices may not
-// name loopback addresses, so the webhook listens on one of the host's.
+// name <service>.<namespace>.svc with the caBundle. An EndpointSlice may
+// not name a loopback address: it names loopdial.EndpointIP, which the
+// test's webhook client dials on 127.0.0.1.
 func TestConversionWebhookService(t *testing.T) {
-	ip := convhook.HostIPv4(t)
-	hook := convhook.NewFor(t, "converter.default.svc", ip)
-	ts, _ := conversionServer(t)
+	hook := convhook.NewFor(t, "converter.default.svc", "127.0.0.1")
+	ts, _ := conversionServer(t, webhookClient(func(cfg *rest.Config) { cfg.Dial = loopdial.Dial }))
 	inf := informers.NewSharedInformerFactory(ts.client, 0)
 	resolver, err := NewEndpointServiceResolver(inf, &url.URL{Scheme: "https", Host: ts.http.Listener.Addr().String()})
 	if err != nil {
@@ -47,7 +49,7 @@ func TestConversionWebhookService(t *testing.T) {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "converter-1", Labels: map[string]string{discoveryv1.LabelServiceName: "converter"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{loopdial.EndpointIP}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(port)), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	}
 	if _, err := ts.client.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {

@@ -27,27 +27,29 @@ func applyConfig(worker int, counter int64) []byte {
 
 // prepareApply creates one Deployment per client of the largest cell, by
 // apply.
-func (r *runner) prepareApply(ctx context.Context) error {
-	return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
-		return r.apply(ctx, applyName(w), "bench-a", applyConfig(w, 0))
-	})
+func (r *runner) prepareApply(t *target) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+			return apply(ctx, t, applyName(w), "bench-a", applyConfig(w, 0))
+		})
+	}
 }
 
-// strataApply applies with managers managers, alternating by request.
-func (r *runner) strataApply(managers int) func(context.Context, call) error {
+// applyAs applies with managers managers, alternating by request.
+func (r *runner) applyAs(t *target, managers int) func(context.Context, call) error {
 	return func(ctx context.Context, c call) error {
 		n := r.counter.Add(1)
 		if managers == 2 && c.i%2 == 1 {
 			body := fmt.Appendf(nil, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":%q,"annotations":{"bench/b":"%d"}}}`,
 				applyName(c.worker), n)
-			return r.apply(ctx, applyName(c.worker), "bench-b", body)
+			return apply(ctx, t, applyName(c.worker), "bench-b", body)
 		}
-		return r.apply(ctx, applyName(c.worker), "bench-a", applyConfig(c.worker, n))
+		return apply(ctx, t, applyName(c.worker), "bench-a", applyConfig(c.worker, n))
 	}
 }
 
-func (r *runner) apply(ctx context.Context, name, manager string, body []byte) error {
-	_, err := r.env.cs.AppsV1().Deployments(namespace).Patch(ctx, name, types.ApplyPatchType, body,
+func apply(ctx context.Context, t *target, name, manager string, body []byte) error {
+	_, err := t.cs.AppsV1().Deployments(namespace).Patch(ctx, name, types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: manager})
 	return err
 }

@@ -68,8 +68,24 @@ type Config struct {
 	Command string
 	// AroundCell, when set, runs every measured round of every cell of a
 	// non-watch pair: it must call cell once. It is how a caller profiles
-	// one side only (side is "strata", "etcd" or "floor").
+	// one side only (side is "strata", "etcd", "floor" or "kube").
 	AroundCell func(side string, cell func())
+	// Servers names the API servers the cells run against: "strata",
+	// "kube" (kube-apiserver on its own etcd member) or both (the
+	// default: strata only). Raw etcd's cells run in every case.
+	Servers []string
+	// InProcess runs strata in this process (as before kube-apiserver was
+	// compared) instead of as a child process: its CPU time is then not
+	// measured, but a CPU profile of this process (AroundCell) sees it.
+	InProcess bool
+	// KubeAPIServer is a prebuilt kube-apiserver binary; unset, it is
+	// built from this module (kube.go).
+	KubeAPIServer string
+	// Footprint measures start-up to ready and memory of the selected
+	// servers (footprint.go) after the cells, with FootprintObjects
+	// ConfigMaps of FootprintBytes.
+	Footprint                        bool
+	FootprintObjects, FootprintBytes int
 }
 
 // Defaults are the settings of an unset Config field: the full run takes
@@ -85,6 +101,10 @@ var Defaults = Config{
 	Warmup:      20,
 	DataBytes:   512,
 	Timeout:     10 * time.Minute,
+	Servers:     []string{sideStrata},
+
+	FootprintObjects: 20000,
+	FootprintBytes:   1024,
 }
 
 func (c Config) withDefaults() Config {
@@ -101,6 +121,11 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.Warmup, d.Warmup)
 	setDefault(&c.DataBytes, d.DataBytes)
 	setDefault(&c.Timeout, d.Timeout)
+	setDefault(&c.FootprintObjects, d.FootprintObjects)
+	setDefault(&c.FootprintBytes, d.FootprintBytes)
+	if len(c.Servers) == 0 {
+		c.Servers = d.Servers
+	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
@@ -134,18 +159,26 @@ func (c Config) validate() error {
 		}
 	}
 	for _, name := range c.Only {
-		if !slices.Contains([]string{opGet, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf,
+		if !slices.Contains([]string{opGet, opGetRV0, opList, opListRV0, opCreate, opPatch, opWatch, opGetProtobuf, opListProtobuf,
 			opGetRBAC, opCreateRBAC}, name) {
-			errs = append(errs, fmt.Errorf("only: %q is not one of get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac", name))
+			errs = append(errs, fmt.Errorf("only: %q is not one of get, get-rv0, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf, get-rbac, create-rbac", name))
 		}
+	}
+	for i, s := range c.Servers {
+		if s != sideStrata && s != sideKube || slices.Contains(c.Servers[:i], s) {
+			errs = append(errs, fmt.Errorf("servers: %q is not strata or kube, or is listed twice", s))
+		}
+	}
+	if c.Footprint && c.InProcess {
+		errs = append(errs, errors.New("footprint: measures servers in child processes, not with in-process strata"))
 	}
 	return errors.Join(errs...)
 }
 
 // Run runs the whole benchmark and returns its report. It returns an error
 // when the environment cannot be set up, a preparation step fails or the
-// timeout passes; failed operations inside cells are counted in the report
-// instead.
+// timeout passes, with the report of the cells that ran when there are
+// any; failed operations inside cells are counted in the report instead.
 func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -154,7 +187,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	e, err := startEnv(ctx)
+	e, err := startEnv(ctx, cfg)
 	if err != nil {
 		return nil, withTimeout(ctx, cfg, err)
 	}
@@ -165,11 +198,16 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}()
 	r := &runner{cfg: cfg, env: e, rep: newReport(cfg)}
 	if err := r.run(ctx); err != nil {
-		return nil, withTimeout(ctx, cfg, err)
+		// The cells that ran (the footprint runs last) are reported still.
+		r.rep.finish(time.Since(start))
+		return r.rep, withTimeout(ctx, cfg, err)
 	}
 	r.rep.finish(time.Since(start))
 	return r.rep, nil
 }
+
+// runs says whether the run drives the server side.
+func (c Config) runs(side string) bool { return slices.Contains(c.Servers, side) }
 
 // withTimeout says so when the run's timeout caused err.
 func withTimeout(ctx context.Context, cfg Config, err error) error {
@@ -189,13 +227,11 @@ type runner struct {
 	value string
 	// payload is every ConfigMap's payload value.
 	payload string
-	// listItems is how many items a list of the namespace holds: the
-	// listed ConfigMaps and kube-root-ca.crt.
-	listItems int
+	// rawItems is how many keys the raw range reads: the copies of what
+	// a list of strata's namespace holds.
+	rawItems int
 	// counter numbers the patches, so that each changes its object.
 	counter atomic.Int64
-	// rbacReady: the RBAC cells' bindings exist (rbac.go).
-	rbacReady bool
 }
 
 // run prepares the data, then runs each operation pair at every
@@ -213,16 +249,31 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if !r.selected(opWatch) {
-		return nil
+	if r.selected(opWatch) {
+		if err := r.runWatches(ctx); err != nil {
+			return err
+		}
 	}
-	for _, w := range []func(context.Context) (Row, error){r.strataWatch, r.rawWatch} {
-		row, err := w(ctx)
+	if r.cfg.Footprint {
+		return r.footprint(ctx)
+	}
+	return nil
+}
+
+// runWatches runs the watch cell of each server and of raw etcd.
+func (r *runner) runWatches(ctx context.Context) error {
+	for _, t := range r.env.targets() {
+		row, err := r.serverWatch(ctx, t)
 		if err != nil {
 			return err
 		}
 		r.record(row)
 	}
+	row, err := r.rawWatch(ctx)
+	if err != nil {
+		return err
+	}
+	r.record(row)
 	return nil
 }
 
@@ -252,9 +303,15 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
+				var err error
 				r.aroundCell(o.side, func() {
-					res[i].add(runCell(ctx, c, d, round*maxOps, maxOps, o.run))
+					var cell cellResult
+					cell, err = measured(o.pid, func() cellResult { return runCell(ctx, c, d, round*maxOps, maxOps, o.run) })
+					res[i].add(cell)
 				})
+				if err != nil {
+					return fmt.Errorf("bench: %s %s: %w", o.side, o.name, err)
+				}
 			}
 		}
 		for i, o := range p.ops() {

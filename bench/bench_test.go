@@ -3,11 +3,19 @@ package bench
 import (
 	"bytes"
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
+
+// TestMain lets the test binary run as the benchmark's strata and etcd
+// child processes (child.go).
+func TestMain(m *testing.M) {
+	RunChild()
+	os.Exit(m.Run())
+}
 
 // TestRunTiny runs the whole generator at a tiny scale: every row must be
 // there, with operations and without errors, and so must every ratio.
@@ -33,34 +41,11 @@ func TestRunTiny(t *testing.T) {
 	}
 	// The rows and ratios written out, not derived from the tables the
 	// code runs, so that losing an operation or a ratio fails.
-	var want []string
-	for _, pair := range [][]string{
-		{"strata/get", "etcd/get"}, {"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
-		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
-		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
-		{"strata/create", "etcd/put", "floor/create-floor"}, {"strata/patch", "etcd/read+cas", "strata/apply", "strata/apply-2"},
-	} {
-		for _, c := range cfg.Concurrency {
-			for _, op := range pair {
-				want = append(want, op+"/"+strconv.Itoa(c))
-			}
-		}
-	}
-	want = append(want, "strata/watch/10", "etcd/watch/10")
-	var got []string
-	for _, row := range rep.Rows {
-		got = append(got, key(row.Side, row.Op, row.Concurrency))
-		if row.Ops == 0 || row.Errors > 0 {
-			t.Errorf("row %+v: want operations and no errors", row)
-		}
-	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("rows:\n got %v\nwant %v", got, want)
-	}
-	// create, create-floor, get, list, list-rv0, patch, apply, apply-2,
-	// get-protobuf, list-protobuf, get-rbac and create-rbac at each
-	// concurrency, then watch p99 and p50.
-	if n := 12*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	checkRows(t, rep, cfg, false)
+	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
+	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac
+	// and create ÷ floor at each concurrency, then watch p99 and p50.
+	if n := 15*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -74,7 +59,7 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
-		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)"} {
+		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}
@@ -84,14 +69,14 @@ func TestRunTiny(t *testing.T) {
 
 // TestRunDecodedListsProfiled runs the lists alone with their bodies
 // decoded (which checks the item count) and a cell hook, as
-// -cpuprofile-side uses it: the hook runs every measured list cell of
-// both sides.
+// -cpuprofile-side uses it, on strata in this process: the hook runs every
+// measured list cell of both sides.
 func TestRunDecodedListsProfiled(t *testing.T) {
 	cells := map[string]int{}
 	cfg := Config{
 		Concurrency: []int{1, 2}, Duration: 100 * time.Millisecond, MaxOps: 50, Rounds: 2, Objects: 20,
 		Watchers: 1, WatchEvents: 1, Warmup: 1, DataBytes: 64, Timeout: 60 * time.Second,
-		Only: []string{opList}, DecodeLists: true,
+		Only: []string{opList}, DecodeLists: true, InProcess: true,
 		AroundCell: func(side string, cell func()) { cells[side]++; cell() },
 	}
 	rep, err := Run(context.Background(), cfg)
@@ -111,6 +96,67 @@ func TestRunDecodedListsProfiled(t *testing.T) {
 	// 2 concurrencies × 2 rounds per side.
 	if cells["strata"] != 4 || cells["etcd"] != 4 || len(cells) != 2 {
 		t.Errorf("cells run through the hook: %v, want 4 of strata and 4 of etcd", cells)
+	}
+}
+
+// wantRows are the rows of a run with cfg's concurrencies and watchers,
+// with kube-apiserver's beside strata's when kube is set; written out, not
+// derived from the tables the code runs, so that losing an operation
+// fails.
+func wantRows(cfg Config, kube bool) []string {
+	var want []string
+	for _, pair := range [][]string{
+		{"strata/get", "etcd/get"}, {"strata/get-rv0", "etcd/get-serializable"},
+		{"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
+		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
+		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
+		{"strata/create", "etcd/put", "floor/create-floor"},
+		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2"},
+	} {
+		if kube { // kube-apiserver's after strata's and etcd's, before the floor
+			var twins, floor []string
+			for _, op := range pair {
+				if s, ok := strings.CutPrefix(op, "strata/"); ok {
+					twins = append(twins, "kube/"+s)
+				}
+				if strings.HasPrefix(op, "floor/") {
+					floor = append(floor, op)
+				}
+			}
+			pair = append(append(pair[:len(pair)-len(floor)], twins...), floor...)
+		}
+		for _, c := range cfg.Concurrency {
+			for _, op := range pair {
+				want = append(want, op+"/"+strconv.Itoa(c))
+			}
+		}
+	}
+	w := strconv.Itoa(cfg.Watchers)
+	want = append(want, "strata/watch/"+w)
+	if kube {
+		want = append(want, "kube/watch/"+w)
+	}
+	return append(want, "etcd/watch/"+w)
+}
+
+// checkRows checks that rep has the rows wantRows lists, each with
+// operations and no errors, and server CPU exactly on the servers' rows.
+func checkRows(t *testing.T, rep *Report, cfg Config, kube bool) {
+	t.Helper()
+	var got []string
+	for _, row := range rep.Rows {
+		got = append(got, key(row.Side, row.Op, row.Concurrency))
+		if row.Ops == 0 || row.Errors > 0 {
+			t.Errorf("row %+v: want operations and no errors", row)
+		}
+		server := row.Side == sideStrata || row.Side == sideKube
+		if (row.ServerCPUUsPerOp != nil) != server || server && *row.ServerCPUUsPerOp < 0 {
+			t.Errorf("row %s/%s/%d: server CPU per op %v, want a value on the servers' rows only",
+				row.Side, row.Op, row.Concurrency, row.ServerCPUUsPerOp)
+		}
+	}
+	if want := wantRows(cfg, kube); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
 }
 

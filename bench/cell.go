@@ -16,6 +16,8 @@ type call struct{ conc, worker, i int }
 // op is one measured operation of one side (strata or etcd).
 type op struct {
 	side, name string
+	// pid is the server process whose CPU time the cells read (0: none).
+	pid int
 	// prepare, when set, runs once before the operation's first cell.
 	prepare func(context.Context) error
 	run     func(context.Context, call) error
@@ -47,6 +49,9 @@ type cellResult struct {
 	latencies []time.Duration // of the successful operations
 	errors    int
 	firstErr  error
+	// cpu is the server process's CPU time over the cell (nil: not
+	// measured).
+	cpu *time.Duration
 }
 
 // runCell runs op from conc clients until maxOps operations have been
@@ -99,6 +104,33 @@ func (c *cellResult) add(o cellResult) {
 	if c.firstErr == nil {
 		c.firstErr = o.firstErr
 	}
+	if o.cpu != nil {
+		sum := *o.cpu
+		if c.cpu != nil {
+			sum += *c.cpu
+		}
+		c.cpu = &sum
+	}
+}
+
+// measured runs cell and records process pid's CPU time over it (pid 0:
+// nothing recorded).
+func measured(pid int, cell func() cellResult) (cellResult, error) {
+	if pid == 0 {
+		return cell(), nil
+	}
+	before, err := procCPU(pid)
+	if err != nil {
+		return cellResult{}, err
+	}
+	res := cell()
+	after, err := procCPU(pid)
+	if err != nil {
+		return cellResult{}, err
+	}
+	d := after - before
+	res.cpu = &d
+	return res, nil
 }
 
 // row summarises a cell as a report row.
@@ -112,6 +144,11 @@ func (c cellResult) row(side, name string, conc int) Row {
 		r.PerSec = float64(len(c.latencies)) / c.elapsed.Seconds()
 	}
 	r.P50Ms, r.P99Ms = percentilesMs(c.latencies)
+	if c.cpu != nil && len(c.latencies) > 0 {
+		s := c.cpu.Seconds()
+		us := float64(*c.cpu) / float64(time.Microsecond) / float64(len(c.latencies))
+		r.ServerCPUSeconds, r.ServerCPUUsPerOp = &s, &us
+	}
 	return r
 }
 

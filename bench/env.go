@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/stratadev/strata/server"
@@ -23,87 +19,141 @@ import (
 // stopTimeout bounds each step of the cleanup.
 const stopTimeout = 30 * time.Second
 
-// env is the etcd member and the strata server of one run, with a client
-// of each.
+// env is one run's etcd members and API servers: strata's etcd (which the
+// raw etcd cells use too) and strata, and kube-apiserver's own etcd and
+// kube-apiserver when they are selected.
 type env struct {
 	tmp string
 
-	stopEtcd context.CancelFunc
-	etcdDone <-chan struct{}
-	raw      *clientv3.Client
+	etcd *member
+	raw  *clientv3.Client
 	// rawWriter is a second etcd client (its own connection) for the
 	// watch cells' writes.
 	rawWriter *clientv3.Client
 
+	// strata runs as a child process (strataProc) unless Config.InProcess
+	// is set (stopServer and running).
+	strataProc *process
 	stopServer context.CancelFunc
 	running    *server.Running
-	cs         kubernetes.Interface
-	// writer is a second clientset, with its own connection, for the
-	// watch cells' writes: as with a writer in another process, its
-	// requests do not share a connection with the watches.
-	writer kubernetes.Interface
-	// protobuf and json are clientsets configured for one content type
-	// each (protobuf.go); user is the RBAC cells' user (rbac.go).
-	protobuf, json, user kubernetes.Interface
+
+	kubeEtcd *member
+	kubeProc *process
+
+	// strata and kube are the API servers the cells drive (nil: not
+	// selected).
+	strata, kube *target
 
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
 	floor *floor
 }
 
-// startEnv starts etcd in a temporary directory (fsync on) and strata
-// server on it, both on loopback with free ports.
-func startEnv(ctx context.Context) (*env, error) {
+// member is an embedded etcd member (fsync on) in this process.
+type member struct {
+	stop   context.CancelFunc
+	done   <-chan struct{}
+	client *clientv3.Client
+	// endpoints are its client URLs (a unix socket).
+	endpoints []string
+}
+
+// startMember starts an etcd member in dir. It outlives ctx's cancellation
+// until close stops it, after the servers that use it.
+func startMember(ctx context.Context, dir string) (*member, error) {
+	cfg, err := etcd.Options{DataDir: dir, LogLevel: "fatal"}.Complete()
+	if err != nil {
+		return nil, fmt.Errorf("bench: etcd options: %w", err)
+	}
+	srv := etcd.NewServer(cfg)
+	etcdCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if err := srv.Run(etcdCtx); err != nil {
+		stop()
+		return nil, fmt.Errorf("bench: starting etcd in %s: %w", dir, err)
+	}
+	m := &member{stop: stop, done: srv.Done(), endpoints: srv.Endpoints()}
+	if m.client, err = srv.Client(); err != nil {
+		return nil, errors.Join(fmt.Errorf("bench: etcd client: %w", err), m.close())
+	}
+	return m, nil
+}
+
+func (m *member) close() error {
+	if m == nil {
+		return nil
+	}
+	var errs []error
+	if m.client != nil {
+		if err := m.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, fmt.Errorf("bench: closing an etcd client: %w", err))
+		}
+	}
+	m.stop()
+	errs = append(errs, waitFor(func() error { <-m.done; return nil }, "etcd"))
+	return errors.Join(errs...)
+}
+
+// startEnv starts strata's etcd (fsync on) in a temporary directory and
+// the selected servers, all on loopback with free ports.
+func startEnv(ctx context.Context, cfg Config) (*env, error) {
 	tmp, err := os.MkdirTemp("", "strata-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("bench: temporary directory: %w", err)
 	}
 	e := &env{tmp: tmp}
-	if err := e.startEtcd(ctx); err != nil {
-		return nil, errors.Join(err, e.close())
-	}
-	if err := e.startServer(ctx); err != nil {
+	if err := e.start(ctx, cfg); err != nil {
 		return nil, errors.Join(err, e.close())
 	}
 	return e, nil
 }
 
-func (e *env) startEtcd(ctx context.Context) error {
-	cfg, err := etcd.Options{DataDir: filepath.Join(e.tmp, "etcd"), LogLevel: "fatal"}.Complete()
+func (e *env) start(ctx context.Context, cfg Config) error {
+	var err error
+	if e.etcd, err = startMember(ctx, filepath.Join(e.tmp, "etcd")); err != nil {
+		return err
+	}
+	e.raw = e.etcd.client
+	m := etcd.Options{Servers: e.etcd.endpoints}
+	ecfg, err := m.Complete()
 	if err != nil {
 		return fmt.Errorf("bench: etcd options: %w", err)
 	}
-	srv := etcd.NewServer(cfg)
-	// The member outlives ctx's cancellation until close stops it, after
-	// the server that uses it.
-	etcdCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	if err := srv.Run(etcdCtx); err != nil {
-		stop()
-		return fmt.Errorf("bench: starting etcd: %w", err)
-	}
-	e.stopEtcd, e.etcdDone = stop, srv.Done()
-	if e.raw, err = srv.Client(); err != nil {
+	if e.rawWriter, err = ecfg.Client(); err != nil {
 		return fmt.Errorf("bench: etcd client: %w", err)
 	}
-	if e.rawWriter, err = srv.Client(); err != nil {
-		return fmt.Errorf("bench: etcd client: %w", err)
+	tokens := filepath.Join(e.tmp, "tokens.csv")
+	if err := writeTokens(tokens); err != nil {
+		return err
+	}
+	if cfg.runs(sideStrata) {
+		if err := e.startStrata(ctx, cfg, tokens); err != nil {
+			return err
+		}
+	}
+	if cfg.runs(sideKube) {
+		if err := e.startKube(ctx, cfg, tokens); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (e *env) startServer(ctx context.Context) error {
-	o := server.NewOptions()
-	o.DataDir = filepath.Join(e.tmp, "strata")
-	o.EtcdServers = e.raw.Endpoints()
-	o.BindAddress = "127.0.0.1"
-	o.SecurePort = 0
-	o.CompactionInterval = -1 // no compaction in the middle of a cell
-	o.ShutdownTimeout = 10 * time.Second
-	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o.TokenAuthFile = filepath.Join(e.tmp, "tokens.csv")
-	if err := os.WriteFile(o.TokenAuthFile, []byte(benchUserToken+","+benchUser+",uid-bench\n"), 0o600); err != nil {
-		return fmt.Errorf("bench: token file: %w", err)
+// startStrata starts strata server on strata's etcd: as a child process,
+// so that its CPU time can be read from /proc apart from etcd's and the
+// clients', or in this process when Config.InProcess is set.
+func (e *env) startStrata(ctx context.Context, cfg Config, tokens string) error {
+	spec := childSpec{Mode: childStrata, DataDir: filepath.Join(e.tmp, "strata"), EtcdServers: e.etcd.endpoints,
+		TokenFile: tokens}
+	if !cfg.InProcess {
+		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata.log"))
+		if err != nil {
+			return err
+		}
+		e.strataProc = p
+		e.strata, err = newTarget(sideStrata, rc, p.cmd.Process.Pid)
+		return err
 	}
+	o := spec.options(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	running, err := server.Start(srvCtx, o)
 	if err != nil {
@@ -111,60 +161,61 @@ func (e *env) startServer(ctx context.Context) error {
 		return fmt.Errorf("bench: starting strata server: %w", err)
 	}
 	e.stopServer, e.running = stop, running
-	cfg, err := clientcmd.BuildConfigFromFlags("", running.Kubeconfig)
+	rc, err := clientcmd.BuildConfigFromFlags("", running.Kubeconfig)
 	if err != nil {
 		return fmt.Errorf("bench: kubeconfig %s: %w", running.Kubeconfig, err)
 	}
-	cfg.QPS, cfg.Burst = -1, 1<<20 // no client-side rate limit
-	cfg.UserAgent = "strata-bench"
-	if e.cs, err = kubernetes.NewForConfig(cfg); err != nil {
-		return fmt.Errorf("bench: client-go clientset: %w", err)
-	}
-	if e.protobuf, err = clientsetFor(cfg, runtime.ContentTypeProtobuf); err != nil {
-		return err
-	}
-	if e.json, err = clientsetFor(cfg, runtime.ContentTypeJSON); err != nil {
-		return err
-	}
-	ucfg := rest.AnonymousClientConfig(cfg)
-	ucfg.BearerToken = benchUserToken
-	if e.user, err = kubernetes.NewForConfig(ucfg); err != nil {
-		return fmt.Errorf("bench: client-go clientset: %w", err)
-	}
-	// client-go shares a transport between configs unless they have a
-	// Dial function (which it cannot compare).
-	wcfg := rest.CopyConfig(cfg)
-	wcfg.Dial = (&net.Dialer{}).DialContext
-	if e.writer, err = kubernetes.NewForConfig(wcfg); err != nil {
-		return fmt.Errorf("bench: client-go clientset: %w", err)
-	}
-	return nil
+	e.strata, err = newTarget(sideStrata, rc, 0)
+	return err
 }
 
-// close stops the server, then etcd, and removes the temporary directory.
+// startKube starts kube-apiserver's own etcd member and kube-apiserver on
+// it, as strata's: RBAC, the same token file, loopback.
+func (e *env) startKube(ctx context.Context, cfg Config, tokens string) error {
+	bin, err := kubeAPIServer(ctx, cfg.KubeAPIServer, cfg.Progress)
+	if err != nil {
+		return err
+	}
+	if e.kubeEtcd, err = startMember(ctx, filepath.Join(e.tmp, "kube-etcd")); err != nil {
+		return err
+	}
+	k, err := startKubeAPIServer(ctx, bin, filepath.Join(e.tmp, "kube"), e.kubeEtcd.endpoints, tokens)
+	if err != nil {
+		return err
+	}
+	e.kubeProc = k.proc
+	e.kube, err = newTarget(sideKube, k.config, k.proc.cmd.Process.Pid)
+	return err
+}
+
+// targets are the selected servers, strata first.
+func (e *env) targets() []*target {
+	var ts []*target
+	for _, t := range []*target{e.strata, e.kube} {
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// close stops the servers, then etcd, and removes the temporary directory.
 func (e *env) close() error {
 	var errs []error
 	e.floor.close()
+	errs = append(errs, e.kubeProc.stop(), e.strataProc.stop())
 	if e.stopServer != nil {
 		e.stopServer()
 		if err := waitFor(e.running.Wait, "strata server"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, c := range []*clientv3.Client{e.raw, e.rawWriter} {
-		if c == nil {
-			continue
-		}
-		if err := c.Close(); err != nil && !errors.Is(err, context.Canceled) {
+	if e.rawWriter != nil {
+		if err := e.rawWriter.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			errs = append(errs, fmt.Errorf("bench: closing an etcd client: %w", err))
 		}
 	}
-	if e.stopEtcd != nil {
-		e.stopEtcd()
-		if err := waitFor(func() error { <-e.etcdDone; return nil }, "etcd"); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs = append(errs, e.kubeEtcd.close(), e.etcd.close())
 	if err := os.RemoveAll(e.tmp); err != nil {
 		errs = append(errs, fmt.Errorf("bench: removing %s: %w", e.tmp, err))
 	}

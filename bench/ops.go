@@ -2,19 +2,21 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 // Where the objects live.
@@ -31,6 +33,9 @@ const (
 // Operation names, as the report shows them.
 const (
 	opGet      = "get"
+	opGetRV0   = "get-rv0"
+	opGetSer   = "get-serializable"
+	opUpdate   = "update"
 	opList     = "list"
 	opListRV0  = "list-rv0"
 	opCreate   = "create"
@@ -49,35 +54,65 @@ const (
 // listTimeout bounds the wait for the watch cache to hold every object.
 const listTimeout = 10 * time.Second
 
-// pairs are the compared operations, in the order they run. Creates and
-// patches come after the lists and the protobuf cells (which list too), so
-// that the listed namespace holds exactly Config.Objects ConfigMaps while
-// it is listed.
+// pairs are the compared operations, in the order they run: each
+// target's operations (pairsFor) merged, the first target's in the pair's
+// strata slot, the others' appended to more. Creates and patches come
+// after the lists and the protobuf cells (which list too), so that the
+// listed namespace holds exactly Config.Objects ConfigMaps while it is
+// listed.
 func (r *runner) pairs() []pair {
+	var out []pair
+	for i, t := range r.env.targets() {
+		ps := r.pairsFor(t)
+		if i == 0 {
+			out = ps
+			continue
+		}
+		for j := range out {
+			out[j].more = append(out[j].more, ps[j].serverOps(t.side)...)
+		}
+	}
+	return out
+}
+
+// pairsFor are the pairs with t's operations in the strata slot.
+func (r *runner) pairsFor(t *target) []pair {
+	s := func(name string, run func(context.Context, call) error) op {
+		return op{side: t.side, name: name, pid: t.pid, run: run}
+	}
 	lists := []pair{
-		{strata: op{side: sideStrata, name: opGet, run: r.strataGet}, etcd: op{side: sideEtcd, name: opGet, run: r.rawGet}},
-		{strata: op{side: sideStrata, name: opList, run: r.strataList("")}, etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
-		{strata: op{side: sideStrata, name: opListRV0, run: r.strataList("0")}, etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
+		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)}},
+		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
+		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
+		{strata: s(opListRV0, r.list(t, "0")), etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
 	}
+	patch, update, apply, apply2 := s(opPatch, r.patch(t)), s(opUpdate, r.update(t)), s(opApply, r.applyAs(t, 1)), s(opApply2, r.applyAs(t, 2))
+	patch.prepare, update.prepare, apply.prepare = r.preparePatch(t), r.prepareUpdate(t), r.prepareApply(t)
 	writes := []pair{
-		{strata: op{side: sideStrata, name: opCreate, run: r.strataCreate}, etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
+		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
 			floor: &op{side: sideFloor, name: opCreateFloor, prepare: r.prepareFloor, run: r.floorCreate}},
-		{strata: op{side: sideStrata, name: opPatch, prepare: r.preparePatch, run: r.strataPatch},
-			etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
-			more: []op{{side: sideStrata, name: opApply, prepare: r.prepareApply, run: r.strataApply(1)},
-				{side: sideStrata, name: opApply2, run: r.strataApply(2)}}},
+		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
+			more: []op{update, apply, apply2}},
 	}
-	return slices.Concat(lists, r.protobufPairs(), r.rbacPairs(), writes)
+	return slices.Concat(lists, r.protobufPairs(t), r.rbacPairs(t), writes)
+}
+
+// serverOps are the pair's operations of side.
+func (p pair) serverOps(side string) []op {
+	var ops []op
+	for _, o := range append([]op{p.strata, p.etcd}, p.more...) {
+		if o.side == side {
+			ops = append(ops, o)
+		}
+	}
+	return ops
 }
 
 func listName(i int) string         { return fmt.Sprintf("list-%05d", i) }
 func patchName(worker int) string   { return fmt.Sprintf("patch-%03d", worker) }
+func updateName(worker int) string  { return fmt.Sprintf("update-%03d", worker) }
 func rawListKey(name string) string { return rawPrefix + "list/" + name }
 func rawCASKey(worker int) string   { return fmt.Sprintf("%scas/%03d", rawPrefix, worker) }
-
-func (r *runner) configMaps() typedcorev1.ConfigMapInterface {
-	return r.env.cs.CoreV1().ConfigMaps(namespace)
-}
 
 // configMap is the object every ConfigMap of the run is: a label, a
 // counter that patches change and a payload of Config.DataBytes.
@@ -100,39 +135,49 @@ func payload(n int) string {
 	return b.String()
 }
 
-// setup creates the namespace and its Config.Objects ConfigMaps, checks
-// that both kinds of list see all of them, and copies the bytes strata
-// stored for them to the raw prefix, so that the raw operations read and
-// write the same values.
+// setup creates, on every target, the namespace and its Config.Objects
+// ConfigMaps and checks that both kinds of list see all of them; then it
+// copies the bytes strata stored for them to the raw prefix, so that the
+// raw operations read and write the same values.
 func (r *runner) setup(ctx context.Context) error {
 	r.payload = payload(r.cfg.DataBytes)
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
-	if _, err := r.env.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("bench: creating namespace %s: %w", namespace, err)
-	}
-	err := parallel(ctx, r.cfg.Objects, 16, func(ctx context.Context, i int) error {
-		_, err := r.configMaps().Create(ctx, r.configMap(listName(i)), metav1.CreateOptions{})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("bench: creating the listed ConfigMaps: %w", err)
-	}
-	for _, rv := range []string{"", "0"} {
-		if err := r.checkList(ctx, rv); err != nil {
+	for _, t := range r.env.targets() {
+		if err := r.fill(ctx, t); err != nil {
 			return err
 		}
 	}
 	return r.copyStored(ctx)
 }
 
+// fill creates the namespace and the listed ConfigMaps on t.
+func (r *runner) fill(ctx context.Context, t *target) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if _, err := t.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: creating namespace %s on %s: %w", namespace, t.side, err)
+	}
+	err := parallel(ctx, r.cfg.Objects, 16, func(ctx context.Context, i int) error {
+		_, err := t.configMaps().Create(ctx, r.configMap(listName(i)), metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("bench: creating the listed ConfigMaps on %s: %w", t.side, err)
+	}
+	for _, rv := range []string{"", "0"} {
+		if err := r.checkList(ctx, t, rv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkList waits until a list with resourceVersion rv holds every listed
 // ConfigMap (an RV=0 list is served by the watch cache, which may lag).
-func (r *runner) checkList(ctx context.Context, rv string) error {
+func (r *runner) checkList(ctx context.Context, t *target, rv string) error {
 	deadline := time.Now().Add(listTimeout)
 	for {
-		l, err := r.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
+		l, err := t.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil {
-			return fmt.Errorf("bench: listing %s (resourceVersion %q): %w", namespace, rv, err)
+			return fmt.Errorf("bench: listing %s on %s (resourceVersion %q): %w", namespace, t.side, rv, err)
 		}
 		listed := 0
 		for _, item := range l.Items {
@@ -141,29 +186,37 @@ func (r *runner) checkList(ctx context.Context, rv string) error {
 			}
 		}
 		if listed == r.cfg.Objects {
-			r.listItems = len(l.Items)
+			t.listItems = len(l.Items)
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("bench: a list of %s (resourceVersion %q) has %d items after %s, want %d",
-				namespace, rv, listed, listTimeout, r.cfg.Objects)
+			return fmt.Errorf("bench: a list of %s on %s (resourceVersion %q) has %d items after %s, want %d",
+				namespace, t.side, rv, listed, listTimeout, r.cfg.Objects)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // copyStored reads what strata stored for the listed ConfigMaps and puts
-// the same bytes under the raw prefix.
+// the same bytes under the raw prefix. Without strata (kube-apiserver
+// stores protobuf, which the raw watch cannot patch), the bytes are the
+// ConfigMap as strata would store it, encoded here.
 func (r *runner) copyStored(ctx context.Context) error {
 	resp, err := r.env.raw.Get(ctx, storedPrefix, clientv3.WithPrefix())
 	if err != nil {
 		return fmt.Errorf("bench: reading %s from etcd: %w", storedPrefix, err)
 	}
+	kvs := resp.Kvs
+	if r.env.strata == nil {
+		if kvs, err = r.encodedConfigMaps(); err != nil {
+			return err
+		}
+	}
 	// The namespace also holds the kube-root-ca.crt ConfigMap that the
-	// root CA publisher puts in every namespace: both sides list it, so it
+	// root CA publisher puts in every namespace: strata lists it, so it
 	// is copied too, and the operations' value is a listed ConfigMap's.
 	listed := 0
-	for _, kv := range resp.Kvs {
+	for _, kv := range kvs {
 		if strings.HasPrefix(string(kv.Key), storedPrefix+listName(0)[:5]) {
 			if listed == 0 {
 				r.value = string(kv.Value)
@@ -176,8 +229,9 @@ func (r *runner) copyStored(ctx context.Context) error {
 			listed, storedPrefix, r.cfg.Objects)
 	}
 	r.rep.StoredBytes = len(r.value)
-	err = parallel(ctx, len(resp.Kvs), 16, func(ctx context.Context, i int) error {
-		kv := resp.Kvs[i]
+	r.rawItems = len(kvs)
+	err = parallel(ctx, len(kvs), 16, func(ctx context.Context, i int) error {
+		kv := kvs[i]
 		_, err := r.env.raw.Put(ctx, rawListKey(strings.TrimPrefix(string(kv.Key), storedPrefix)), string(kv.Value))
 		return err
 	})
@@ -187,25 +241,45 @@ func (r *runner) copyStored(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) strataGet(ctx context.Context, c call) error {
-	_, err := r.configMaps().Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
-	return err
+// encodedConfigMaps are the listed ConfigMaps as JSON under strata's keys.
+func (r *runner) encodedConfigMaps() ([]*mvccpb.KeyValue, error) {
+	kvs := make([]*mvccpb.KeyValue, r.cfg.Objects)
+	for i := range kvs {
+		cm := r.configMap(listName(i))
+		cm.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
+		cm.Namespace, cm.UID = namespace, types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
+		cm.CreationTimestamp = metav1.Now()
+		b, err := json.Marshal(cm)
+		if err != nil {
+			return nil, fmt.Errorf("bench: encoding a ConfigMap: %w", err)
+		}
+		kvs[i] = &mvccpb.KeyValue{Key: []byte(storedPrefix + cm.Name), Value: b}
+	}
+	return kvs, nil
 }
 
-// strataList lists the namespace with resourceVersion rv, decoding the
+// get reads a listed ConfigMap with resourceVersion rv.
+func (r *runner) get(t *target, rv string) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		_, err := t.configMaps().Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{ResourceVersion: rv})
+		return err
+	}
+}
+
+// list lists the namespace with resourceVersion rv, decoding the
 // response only when Config.DecodeLists is set.
-func (r *runner) strataList(rv string) func(context.Context, call) error {
+func (r *runner) list(t *target, rv string) func(context.Context, call) error {
 	if r.cfg.DecodeLists {
 		return func(ctx context.Context, _ call) error {
-			l, err := r.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
-			if err == nil && len(l.Items) != r.listItems {
-				err = fmt.Errorf("list has %d items, want %d", len(l.Items), r.listItems)
+			l, err := t.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
+			if err == nil && len(l.Items) != t.listItems {
+				err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
 			}
 			return err
 		}
 	}
 	return func(ctx context.Context, _ call) error {
-		body, err := r.env.cs.CoreV1().RESTClient().Get().Namespace(namespace).Resource("configmaps").
+		body, err := t.cs.CoreV1().RESTClient().Get().Namespace(namespace).Resource("configmaps").
 			VersionedParams(&metav1.ListOptions{ResourceVersion: rv}, scheme.ParameterCodec).Do(ctx).Raw()
 		if err == nil && len(body) < r.cfg.Objects*r.cfg.DataBytes {
 			err = fmt.Errorf("list response of %d bytes is too short for %d objects", len(body), r.cfg.Objects)
@@ -214,33 +288,74 @@ func (r *runner) strataList(rv string) func(context.Context, call) error {
 	}
 }
 
-func (r *runner) strataCreate(ctx context.Context, c call) error {
-	_, err := r.configMaps().Create(ctx, r.configMap(fmt.Sprintf("create-c%d-%d", c.conc, c.i)), metav1.CreateOptions{})
-	return err
+func (r *runner) create(t *target) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		_, err := t.configMaps().Create(ctx, r.configMap(fmt.Sprintf("create-c%d-%d", c.conc, c.i)), metav1.CreateOptions{})
+		return err
+	}
 }
 
 // preparePatch creates one ConfigMap per client of the largest cell.
-func (r *runner) preparePatch(ctx context.Context) error {
-	return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
-		_, err := r.configMaps().Create(ctx, r.configMap(patchName(w)), metav1.CreateOptions{})
-		return err
-	})
-}
-
-// strataPatch changes the counter of the client's own ConfigMap by a
-// strategic merge patch.
-func (r *runner) strataPatch(ctx context.Context, c call) error {
-	body := fmt.Appendf(nil, `{"data":{"counter":"%d"}}`, r.counter.Add(1))
-	_, err := r.configMaps().Patch(ctx, patchName(c.worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
-	return err
-}
-
-func (r *runner) rawGet(ctx context.Context, c call) error {
-	resp, err := r.env.raw.Get(ctx, rawListKey(listName(c.i%r.cfg.Objects)))
-	if err == nil && len(resp.Kvs) != 1 {
-		err = errors.New("key not found")
+func (r *runner) preparePatch(t *target) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+			_, err := t.configMaps().Create(ctx, r.configMap(patchName(w)), metav1.CreateOptions{})
+			return err
+		})
 	}
-	return err
+}
+
+// patch changes the counter of the client's own ConfigMap by a strategic
+// merge patch.
+func (r *runner) patch(t *target) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		body := fmt.Appendf(nil, `{"data":{"counter":"%d"}}`, r.counter.Add(1))
+		_, err := t.configMaps().Patch(ctx, patchName(c.worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
+		return err
+	}
+}
+
+// prepareUpdate creates one ConfigMap per client of the largest cell,
+// which that client then updates.
+func (r *runner) prepareUpdate(t *target) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t.updated = make([]*corev1.ConfigMap, slices.Max(r.cfg.Concurrency))
+		return parallel(ctx, len(t.updated), 16, func(ctx context.Context, w int) error {
+			cm, err := t.configMaps().Create(ctx, r.configMap(updateName(w)), metav1.CreateOptions{})
+			t.updated[w] = cm
+			return err
+		})
+	}
+}
+
+// update changes the counter of the client's own ConfigMap by a PUT of
+// the object it last wrote (so with its resourceVersion: a
+// compare-and-swap, as controllers update).
+func (r *runner) update(t *target) func(context.Context, call) error {
+	return func(ctx context.Context, c call) error {
+		cm := t.updated[c.worker].DeepCopy()
+		cm.Data["counter"] = strconv.FormatInt(r.counter.Add(1), 10)
+		got, err := t.configMaps().Update(ctx, cm, metav1.UpdateOptions{})
+		if err == nil {
+			t.updated[c.worker] = got
+		}
+		return err
+	}
+}
+
+// rawGet reads a raw copy of a listed ConfigMap, linearizably or not.
+func (r *runner) rawGet(serializable bool) func(context.Context, call) error {
+	var opts []clientv3.OpOption
+	if serializable {
+		opts = append(opts, clientv3.WithSerializable())
+	}
+	return func(ctx context.Context, c call) error {
+		resp, err := r.env.raw.Get(ctx, rawListKey(listName(c.i%r.cfg.Objects)), opts...)
+		if err == nil && len(resp.Kvs) != 1 {
+			err = errors.New("key not found")
+		}
+		return err
+	}
 }
 
 // rawRange reads every raw copy of the listed ConfigMaps in one range.
@@ -251,8 +366,8 @@ func (r *runner) rawRange(serializable bool) func(context.Context, call) error {
 	}
 	return func(ctx context.Context, _ call) error {
 		resp, err := r.env.raw.Get(ctx, rawPrefix+"list/", opts...)
-		if err == nil && len(resp.Kvs) != r.listItems {
-			err = fmt.Errorf("range has %d keys, want %d", len(resp.Kvs), r.listItems)
+		if err == nil && len(resp.Kvs) != r.rawItems {
+			err = fmt.Errorf("range has %d keys, want %d", len(resp.Kvs), r.rawItems)
 		}
 		return err
 	}

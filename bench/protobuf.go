@@ -27,13 +27,14 @@ const (
 	opListJSON     = "list-json"
 )
 
-// protobufPairs are the protobuf cells, each beside its JSON cell.
-func (r *runner) protobufPairs() []pair {
+// protobufPairs are t's protobuf cells, each beside its JSON cell.
+func (r *runner) protobufPairs(t *target) []pair {
+	s := func(name string, run func(context.Context, call) error) op {
+		return op{side: t.side, name: name, pid: t.pid, run: run}
+	}
 	return []pair{
-		{strata: op{side: sideStrata, name: opGetProtobuf, run: r.typedGet(r.env.protobuf)},
-			etcd: op{side: sideStrata, name: opGetJSON, run: r.typedGet(r.env.json)}},
-		{strata: op{side: sideStrata, name: opListProtobuf, run: r.typedList(r.env.protobuf)},
-			etcd: op{side: sideStrata, name: opListJSON, run: r.typedList(r.env.json)}},
+		{strata: s(opGetProtobuf, r.typedGet(t.protobuf)), etcd: s(opGetJSON, r.typedGet(t.json))},
+		{strata: s(opListProtobuf, r.typedList(t, t.protobuf)), etcd: s(opListJSON, r.typedList(t, t.json))},
 	}
 }
 
@@ -61,11 +62,11 @@ func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, call) e
 
 // typedList lists the namespace from the watch cache (resourceVersion
 // "0", as informers start) and decodes every item.
-func (r *runner) typedList(cs kubernetes.Interface) func(context.Context, call) error {
+func (r *runner) typedList(t *target, cs kubernetes.Interface) func(context.Context, call) error {
 	return func(ctx context.Context, _ call) error {
 		l, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-		if err == nil && len(l.Items) != r.listItems {
-			err = fmt.Errorf("list has %d items, want %d", len(l.Items), r.listItems)
+		if err == nil && len(l.Items) != t.listItems {
+			err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
 		}
 		return err
 	}

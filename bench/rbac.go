@@ -34,47 +34,97 @@ const (
 	rbacBindings   = 1000
 )
 
-// rbacPairs are the RBAC cells, each beside the admin's.
-func (r *runner) rbacPairs() []pair {
+// rbacPairs are t's RBAC cells, each beside the admin's.
+func (r *runner) rbacPairs(t *target) []pair {
+	s := func(name string, run func(context.Context, call) error) op {
+		return op{side: t.side, name: name, pid: t.pid, run: run}
+	}
+	getRBAC, createRBAC := s(opGetRBAC, r.typedGet(t.user)), s(opCreateRBAC, r.createAs(t.user, "rbac"))
+	getRBAC.prepare, createRBAC.prepare = r.prepareRBAC(t), r.prepareRBAC(t)
 	return []pair{
-		{strata: op{side: sideStrata, name: opGetRBAC, prepare: r.prepareRBAC, run: r.typedGet(r.env.user)},
-			etcd: op{side: sideStrata, name: opGetMasters, run: r.typedGet(r.env.cs)}},
-		{strata: op{side: sideStrata, name: opCreateRBAC, prepare: r.prepareRBAC, run: r.createAs(r.env.user, "rbac")},
-			etcd: op{side: sideStrata, name: opCreateMasters, run: r.createAs(r.env.cs, "masters")}},
+		{strata: getRBAC, etcd: s(opGetMasters, r.typedGet(t.cs))},
+		{strata: createRBAC, etcd: s(opCreateMasters, r.createAs(t.cs, "masters"))},
 	}
 }
 
-// prepareRBAC creates the RoleBindings (once) and waits until the user's
-// own, created last, lets it read: the authorizer's informers deliver in
-// order, so it then holds every binding.
-func (r *runner) prepareRBAC(ctx context.Context) error {
-	if r.rbacReady {
+// prepareRBAC creates the RoleBindings on t (once) and waits until the
+// user's own, created last, lets it read: the authorizer's informers
+// deliver in order, so it then holds every binding.
+func (r *runner) prepareRBAC(t *target) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if t.rbacReady {
+			return nil
+		}
+		// edit aggregates view, itself aggregated.
+		for _, role := range []string{"view", "edit"} {
+			if err := aggregateRole(ctx, t, role); err != nil {
+				return err
+			}
+		}
+		if err := createBindings(ctx, t); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(listTimeout)
+		for {
+			_, err := t.user.CoreV1().ConfigMaps(namespace).Get(ctx, listName(0), metav1.GetOptions{})
+			if err == nil {
+				t.rbacReady = true
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("bench: %s cannot read %s on %s %s after binding it: %w", benchUser, namespace, t.side, listTimeout, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// aggregateRole fills an aggregated ClusterRole that has no rules yet with
+// those of the ClusterRoles its aggregation rule selects: what
+// kube-controller-manager's clusterrole-aggregation controller does, which
+// kube-apiserver alone lacks (strata aggregates the bootstrap roles
+// itself, so there it finds the rules in place).
+func aggregateRole(ctx context.Context, t *target, name string) error {
+	roles := t.cs.RbacV1().ClusterRoles()
+	role, err := roles.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("bench: reading ClusterRole %s on %s: %w", name, t.side, err)
+	}
+	if len(role.Rules) > 0 || role.AggregationRule == nil {
 		return nil
 	}
-	bindings := r.env.cs.RbacV1().RoleBindings(namespace)
+	for _, sel := range role.AggregationRule.ClusterRoleSelectors {
+		l, err := roles.List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(&sel)})
+		if err != nil {
+			return fmt.Errorf("bench: listing the ClusterRoles aggregated into %s on %s: %w", name, t.side, err)
+		}
+		for _, r := range l.Items {
+			if r.Name != name {
+				role.Rules = append(role.Rules, r.Rules...)
+			}
+		}
+	}
+	if _, err := roles.Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("bench: aggregating ClusterRole %s on %s: %w", name, t.side, err)
+	}
+	return nil
+}
+
+// createBindings creates the other users' RoleBindings, then the user's.
+func createBindings(ctx context.Context, t *target) error {
+	bindings := t.cs.RbacV1().RoleBindings(namespace)
 	err := parallel(ctx, rbacBindings-1, 16, func(ctx context.Context, i int) error {
 		_, err := bindings.Create(ctx, roleBinding(fmt.Sprintf("other-%04d", i), fmt.Sprintf("other-user-%04d", i)),
 			metav1.CreateOptions{})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("bench: creating RoleBindings: %w", err)
+		return fmt.Errorf("bench: creating RoleBindings on %s: %w", t.side, err)
 	}
 	if _, err := bindings.Create(ctx, roleBinding(benchUser, benchUser), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("bench: binding %s: %w", benchUser, err)
+		return fmt.Errorf("bench: binding %s on %s: %w", benchUser, t.side, err)
 	}
-	deadline := time.Now().Add(listTimeout)
-	for {
-		_, err := r.env.user.CoreV1().ConfigMaps(namespace).Get(ctx, listName(0), metav1.GetOptions{})
-		if err == nil {
-			r.rbacReady = true
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("bench: %s cannot read %s %s after binding it: %w", benchUser, listTimeout, namespace, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return nil
 }
 
 // roleBinding binds the edit ClusterRole to a user in the namespace.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,9 +28,19 @@ type Report struct {
 	DecodeLists bool    `json:"decode_lists"`
 	// StoredBytes is the size of one stored ConfigMap: what raw puts write.
 	StoredBytes int `json:"stored_bytes"`
-	// Rows are the cells in the order they ran; Ratios compare them.
-	Rows   []Row   `json:"rows"`
-	Ratios []Ratio `json:"ratios"`
+	// Servers are the API servers the cells ran against; KubeVersion is
+	// kube-apiserver's (k8s.io/kubernetes) version.
+	Servers     []string `json:"servers"`
+	KubeVersion string   `json:"kube_version,omitempty"`
+	// Rows are the cells in the order they ran; Ratios compare strata
+	// with raw etcd (or with itself), KubeRatios strata with
+	// kube-apiserver (their Etcd field is kube-apiserver's value).
+	Rows       []Row   `json:"rows"`
+	Ratios     []Ratio `json:"ratios"`
+	KubeRatios []Ratio `json:"kube_ratios,omitempty"`
+	// Footprint is start-up and memory (footprint.go), when measured.
+	Footprint                        []FootprintRow `json:"footprint,omitempty"`
+	FootprintObjects, FootprintBytes int
 	// Seconds is how long the run took, cleanup excepted.
 	Seconds float64 `json:"seconds"`
 }
@@ -47,7 +58,12 @@ type Row struct {
 	PerSec      float64 `json:"per_sec"`
 	P50Ms       float64 `json:"p50_ms"`
 	P99Ms       float64 `json:"p99_ms"`
-	Note        string  `json:"note,omitempty"`
+	// ServerCPUSeconds is the server process's CPU time (user + system)
+	// over the cell, ServerCPUUsPerOp that ÷ Ops in microseconds; nil for
+	// raw etcd, the floor and in-process strata (not measured).
+	ServerCPUSeconds *float64 `json:"server_cpu_seconds,omitempty"`
+	ServerCPUUsPerOp *float64 `json:"server_cpu_us_per_op,omitempty"`
+	Note             string   `json:"note,omitempty"`
 }
 
 // Ratio compares a strata cell with the etcd cell it corresponds to:
@@ -80,25 +96,58 @@ var ratioSpecs = []ratioSpec{
 	{strata: opCreate, etcd: opPut, atLeast: 0.70, at: []int{16}},
 	{side: sideFloor, strata: opCreateFloor, etcd: opPut},
 	{strata: opGet, etcd: opGet},
+	{strata: opGetRV0, etcd: opGetSer},
 	{strata: opList, etcd: opRange, atLeast: 1},
 	{strata: opListRV0, etcd: opRangeSer, atLeast: 1},
 	{strata: opPatch, etcd: opReadCAS, atLeast: 0.50, at: []int{16}},
+	{strata: opUpdate, etcd: opReadCAS},
 	{strata: opApply, etcd: opReadCAS, atLeast: 0.40, at: []int{16}},
 	{strata: opApply2, etcd: opReadCAS},
 	{otherSide: sideStrata, strata: opGetProtobuf, etcd: opGetJSON},
 	{otherSide: sideStrata, strata: opListProtobuf, etcd: opListJSON, atLeast: 1.5},
 	{otherSide: sideStrata, strata: opGetRBAC, etcd: opGetMasters, atLeast: 0.90, at: []int{16}},
 	{otherSide: sideStrata, strata: opCreateRBAC, etcd: opCreateMasters, atLeast: 0.90, at: []int{16}},
+	// issue 18: strata's create at least 0.90 of the floor.
+	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFloor, atLeast: 0.90, at: []int{16}},
 }
+
+// kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
+// issue 18's targets at 16 clients: throughput at least 3× kube's
+// (throughput), server CPU per request at most 1/3 of kube's (cpu).
+var kubeSpecs = []struct {
+	op              string
+	throughput, cpu bool
+}{
+	{opCreate, false, true}, {opGet, true, true}, {opGetRV0, true, true}, {opList, true, true},
+	{opListRV0, true, true}, {opUpdate, false, true}, {opPatch, true, true}, {opApply, true, true},
+	{opApply2, false, false}, {opGetProtobuf, false, false}, {opGetJSON, false, false},
+	{opListProtobuf, true, true}, {opListJSON, true, true}, {opGetRBAC, false, false},
+	{opGetMasters, false, false}, {opCreateRBAC, false, false}, {opCreateMasters, false, false},
+}
+
+// Issue 18's targets for strata ÷ kube-apiserver.
+const (
+	kubeThroughputTarget = 3.0
+	kubeCPUTarget        = 1.0 / 3
+	kubeWatchP99Target   = 0.5
+	kubeTargetClients    = 16
+)
 
 // watchP99Target is the issue's bound on strata's watch p99 ÷ etcd's.
 const watchP99Target = 1.5
 
 func newReport(cfg Config) *Report {
-	return &Report{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	rep := &Report{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Command: cfg.Command,
 		Concurrency: cfg.Concurrency, CellSeconds: cfg.Duration.Seconds(), CellMaxOps: cfg.MaxOps, Rounds: cfg.Rounds,
-		Objects: cfg.Objects, Watchers: cfg.Watchers, DecodeLists: cfg.DecodeLists}
+		Objects: cfg.Objects, Watchers: cfg.Watchers, DecodeLists: cfg.DecodeLists, Servers: cfg.Servers}
+	if cfg.Footprint {
+		rep.FootprintObjects, rep.FootprintBytes = cfg.FootprintObjects, cfg.FootprintBytes
+	}
+	if cfg.runs(sideKube) {
+		rep.KubeVersion = kubeVersion()
+	}
+	return rep
 }
 
 // finish computes the ratios.
@@ -128,6 +177,8 @@ func (r *Report) finish(elapsed time.Duration) {
 			r.Ratios = append(r.Ratios, q)
 		}
 	}
+	r.finishKube()
+	r.KubeRatios = append(r.KubeRatios, r.footprintRatios()...)
 	st, ok1 := r.Row(sideStrata, opWatch, r.Watchers)
 	et, ok2 := r.Row(sideEtcd, opWatch, r.Watchers)
 	if ok1 && ok2 && et.P99Ms > 0 && et.P50Ms > 0 {
@@ -138,6 +189,59 @@ func (r *Report) finish(elapsed time.Duration) {
 			Ratio{Name: "watch p50", Metric: "ms", Concurrency: r.Watchers, Strata: st.P50Ms, Etcd: et.P50Ms,
 				Value: st.P50Ms / et.P50Ms})
 	}
+}
+
+// finishKube computes the strata ÷ kube-apiserver ratios.
+func (r *Report) finishKube() {
+	for _, s := range kubeSpecs {
+		for _, c := range r.Concurrency {
+			st, ok1 := r.Row(sideStrata, s.op, c)
+			kt, ok2 := r.Row(sideKube, s.op, c)
+			if !ok1 || !ok2 {
+				continue
+			}
+			at16 := c == kubeTargetClients
+			if kt.PerSec > 0 {
+				r.KubeRatios = append(r.KubeRatios, kubeRatio(s.op, "req/s", c, st.PerSec, kt.PerSec, s.throughput && at16, true))
+			}
+			if st.ServerCPUUsPerOp != nil && kt.ServerCPUUsPerOp != nil && *kt.ServerCPUUsPerOp > 0 {
+				r.KubeRatios = append(r.KubeRatios, kubeRatio(s.op, "CPU µs/req", c, *st.ServerCPUUsPerOp,
+					*kt.ServerCPUUsPerOp, s.cpu && at16, false))
+			}
+		}
+	}
+	st, ok1 := r.Row(sideStrata, opWatch, r.Watchers)
+	kt, ok2 := r.Row(sideKube, opWatch, r.Watchers)
+	if ok1 && ok2 && kt.P99Ms > 0 {
+		r.KubeRatios = append(r.KubeRatios, kubeRatio(opWatch+" p99", "ms", r.Watchers, st.P99Ms, kt.P99Ms, true, false))
+		if st.ServerCPUUsPerOp != nil && kt.ServerCPUUsPerOp != nil && *kt.ServerCPUUsPerOp > 0 {
+			r.KubeRatios = append(r.KubeRatios, kubeRatio(opWatch, "CPU µs/delivery", r.Watchers, *st.ServerCPUUsPerOp,
+				*kt.ServerCPUUsPerOp, false, false))
+		}
+	}
+}
+
+// kubeRatio is strata's value ÷ kube-apiserver's, with issue 18's target
+// when targeted: higher is better for throughput, lower otherwise.
+func kubeRatio(op, metric string, c int, strata, kube float64, targeted, higherBetter bool) Ratio {
+	q := Ratio{Name: op, Metric: metric, Concurrency: c, Strata: strata, Etcd: kube, Value: strata / kube}
+	if !targeted {
+		return q
+	}
+	var met bool
+	switch {
+	case higherBetter:
+		met = q.Value >= kubeThroughputTarget
+		q.Target = fmt.Sprintf("≥ %.2f", kubeThroughputTarget)
+	case metric == "ms":
+		met = q.Value <= kubeWatchP99Target
+		q.Target = fmt.Sprintf("≤ %.2f", kubeWatchP99Target)
+	default:
+		met = q.Value <= kubeCPUTarget
+		q.Target = fmt.Sprintf("≤ %.2f", kubeCPUTarget)
+	}
+	q.Met = &met
+	return q
 }
 
 // Row returns the cell of side's op at concurrency c.
@@ -179,11 +283,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 		"list of %d ConfigMaps (%d bytes stored each); %d watchers; lists decoded: %v\n",
 		r.CellSeconds, r.CellMaxOps, r.Rounds, r.Objects, r.StoredBytes, r.Watchers, r.DecodeLists)
 	fmt.Fprintf(&b, "run took %.1fs\n\n", r.Seconds)
-	b.WriteString("| side | operation | clients | ops | req/s | p50 ms | p99 ms | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| side | operation | clients | ops | req/s | p50 ms | p99 ms | server CPU µs/req | errors |\n" +
+		"|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %s | %s | %d |\n", row.Side, row.Op, row.Concurrency,
-			row.Ops, row.PerSec, fmtMs(row.P50Ms), fmtMs(row.P99Ms), row.Errors)
+		cpu := "–"
+		if row.ServerCPUUsPerOp != nil {
+			cpu = fmt.Sprintf("%.0f", *row.ServerCPUUsPerOp)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %s | %s | %s | %d |\n", row.Side, row.Op, row.Concurrency,
+			row.Ops, row.PerSec, fmtMs(row.P50Ms), fmtMs(row.P99Ms), cpu, row.Errors)
 	}
+	b.WriteString("\nserver CPU: the server process's user+system time over the cell (/proc/PID/stat, " +
+		"10 ms ticks) ÷ ops; etcd is in the benchmark's process on both sides, so not counted\n")
 	b.WriteString("\nwatch rows: clients = watchers, ops = deliveries, req/s = deliveries/s\n")
 	for _, row := range r.Rows {
 		if row.Note != "" {
@@ -193,24 +304,42 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(&b, "- %s %s (%d clients): %d errors, first: %s\n", row.Side, row.Op, row.Concurrency, row.Errors, row.FirstError)
 		}
 	}
-	b.WriteString("\n| strata ÷ etcd | clients | strata | etcd | ratio | target | met |\n|---|---:|---:|---:|---:|---|---|\n")
-	for _, q := range r.Ratios {
-		met := ""
-		if q.Met != nil {
-			met = map[bool]string{true: "yes", false: "no"}[*q.Met]
-		}
-		fmt.Fprintf(&b, "| %s (%s) | %d | %s | %s | %.2f | %s | %s |\n", q.Name, q.Metric, q.Concurrency,
-			fmtValue(q.Metric, q.Strata), fmtValue(q.Metric, q.Etcd), q.Value, q.Target, met)
+	if len(r.Ratios) > 0 {
+		writeRatios(&b, "strata ÷ etcd", "etcd", r.Ratios)
 	}
+	if len(r.KubeRatios) > 0 {
+		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
+	}
+	r.writeFootprint(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("bench: writing the report: %w", err)
 	}
 	return nil
 }
 
+// writeRatios writes a table of ratios; other names the denominator.
+func writeRatios(b *strings.Builder, title, other string, qs []Ratio) {
+	fmt.Fprintf(b, "\n| %s | clients | strata | %s | ratio | target | met |\n|---|---:|---:|---:|---:|---|---|\n", title, other)
+	for _, q := range qs {
+		met := ""
+		if q.Met != nil {
+			met = map[bool]string{true: "yes", false: "no"}[*q.Met]
+		}
+		clients := "–"
+		if q.Concurrency > 0 {
+			clients = strconv.Itoa(q.Concurrency)
+		}
+		fmt.Fprintf(b, "| %s (%s) | %s | %s | %s | %.2f | %s | %s |\n", q.Name, q.Metric, clients,
+			fmtValue(q.Metric, q.Strata), fmtValue(q.Metric, q.Etcd), q.Value, q.Target, met)
+	}
+}
+
 func fmtValue(metric string, v float64) string {
-	if metric == "ms" {
+	switch metric {
+	case "ms":
 		return fmtMs(v)
+	case "s":
+		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.0f", v)
 }

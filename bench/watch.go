@@ -44,6 +44,10 @@ type fanout struct {
 	lat     [][]time.Duration // per watcher: its measured deliveries
 	writes  []time.Duration   // the measured writes' own latencies
 	stopped atomic.Bool
+	// pid is the server process whose CPU time the measured writes'
+	// deliveries cost (0: not measured), and cpu that time.
+	pid int
+	cpu *time.Duration
 
 	mu     sync.Mutex
 	errors int
@@ -93,6 +97,8 @@ func (f *fanout) drive(ctx context.Context, d time.Duration, write func(context.
 	for seq := range len(f.sent) {
 		if seq == watchWarmupEvents {
 			start, deadline = time.Now(), time.Now().Add(d)
+			stopCPU := f.measureCPU()
+			defer stopCPU()
 		}
 		if seq > watchWarmupEvents && time.Now().After(deadline) {
 			break
@@ -123,24 +129,43 @@ func (f *fanout) drive(ctx context.Context, d time.Duration, write func(context.
 	return time.Since(start), nil
 }
 
+// measureCPU starts reading the server's CPU time and returns what
+// stops it (into f.cpu); an unreadable time counts as an error.
+func (f *fanout) measureCPU() func() {
+	if f.pid == 0 {
+		return func() {}
+	}
+	before, err := procCPU(f.pid)
+	return func() {
+		after, err2 := procCPU(f.pid)
+		if err = errors.Join(err, err2); err != nil {
+			f.fail(1, err)
+			return
+		}
+		d := after - before
+		f.cpu = &d
+	}
+}
+
 // row summarises the deliveries as a cell's row; the watchers must have
 // stopped.
 func (f *fanout) row(side string, elapsed time.Duration) Row {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cell := cellResult{elapsed: elapsed, latencies: slices.Concat(f.lat...), errors: f.errors, firstErr: f.first}
+	cell := cellResult{elapsed: elapsed, latencies: slices.Concat(f.lat...), errors: f.errors, firstErr: f.first, cpu: f.cpu}
 	r := cell.row(side, opWatch, f.n)
 	w50, _ := percentilesMs(f.writes)
 	r.Note = fmt.Sprintf("%d writes (p50 %s ms each), latency from before each write to each watcher", len(f.writes), fmtMs(w50))
 	return r
 }
 
-// strataWatch measures delivery to Config.Watchers client-go watches of
-// the namespace while strategic merge patches change one ConfigMap.
-func (r *runner) strataWatch(ctx context.Context) (Row, error) {
+// serverWatch measures delivery to Config.Watchers client-go watches of
+// t's namespace while strategic merge patches change one ConfigMap, and
+// t's server CPU time over the measured writes.
+func (r *runner) serverWatch(ctx context.Context, t *target) (Row, error) {
 	target := r.configMap(watchTarget)
 	target.Data["seq"] = "-1"
-	created, err := r.configMaps().Create(ctx, target, metav1.CreateOptions{})
+	created, err := t.configMaps().Create(ctx, target, metav1.CreateOptions{})
 	if err != nil {
 		return Row{}, fmt.Errorf("bench: creating %s: %w", watchTarget, err)
 	}
@@ -150,7 +175,7 @@ func (r *runner) strataWatch(ctx context.Context) (Row, error) {
 	watchers := make([]watch.Interface, r.cfg.Watchers)
 	err = parallel(ctx, len(watchers), 32, func(_ context.Context, w int) error {
 		var err error
-		watchers[w], err = r.configMaps().Watch(wctx, metav1.ListOptions{ResourceVersion: created.ResourceVersion})
+		watchers[w], err = t.configMaps().Watch(wctx, metav1.ListOptions{ResourceVersion: created.ResourceVersion})
 		return err
 	})
 	var wg sync.WaitGroup
@@ -170,13 +195,14 @@ func (r *runner) strataWatch(ctx context.Context) (Row, error) {
 	for w, wi := range watchers {
 		wg.Go(func() { f.consumeStrata(w, wi) })
 	}
+	f.pid = t.pid
 	elapsed, err := f.drive(ctx, r.cfg.Duration, func(ctx context.Context, seq int) error {
 		body := fmt.Appendf(nil, `{"data":{"seq":"%d"}}`, seq)
-		_, err := r.env.writer.CoreV1().ConfigMaps(namespace).Patch(ctx, watchTarget, types.StrategicMergePatchType, body, metav1.PatchOptions{})
+		_, err := t.writer.CoreV1().ConfigMaps(namespace).Patch(ctx, watchTarget, types.StrategicMergePatchType, body, metav1.PatchOptions{})
 		return err
 	})
 	stop()
-	return f.row(sideStrata, elapsed), err
+	return f.row(t.side, elapsed), err
 }
 
 // consumeStrata receives one client-go watch's events until it is stopped.

@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	upstreamadmission "k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/rest"
 
 	"github.com/stratadev/strata/admission"
 	"github.com/stratadev/strata/registry"
@@ -43,11 +45,32 @@ func startAdmission(o *Options, sh *shared, az *authorization, addr net.Addr, la
 	self := &url.URL{Scheme: "https", Host: dialAddress(addr)}
 	chain, err := admission.New(o.Admission, admission.Deps{
 		Loopback: sh.loop.Config(), Client: sh.client, Informers: sh.informers, Authorizer: &az.late,
-		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop,
+		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop, Dial: o.webhookDial,
 	}, registry.Builtin())
 	if err != nil {
 		return fmt.Errorf("admission: %w", err)
 	}
 	late.c.Store(chain)
 	return nil
+}
+
+// serviceDial makes the webhook clients of service references dial with
+// dial, as kube-apiserver's proxy transport does for its webhooks; nil
+// wraps nothing.
+func serviceDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) webhook.AuthenticationInfoResolverWrapper {
+	if dial == nil {
+		return nil
+	}
+	return func(r webhook.AuthenticationInfoResolver) webhook.AuthenticationInfoResolver {
+		return &webhook.AuthenticationInfoResolverDelegator{
+			ClientConfigForFunc: r.ClientConfigFor,
+			ClientConfigForServiceFunc: func(name, namespace string, port int) (*rest.Config, error) {
+				cfg, err := r.ClientConfigForService(name, namespace, port)
+				if cfg != nil {
+					cfg.Dial = dial
+				}
+				return cfg, err
+			},
+		}
+	}
 }

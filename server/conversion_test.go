@@ -18,15 +18,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratadev/strata/internal/convhook"
+	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // TestConversionWebhookServiceReference: strata server calls a CRD's
 // conversion webhook named by a service reference at one of the Service's
-// ready endpoints (EndpointSlices may not name loopback addresses, so the
-// webhook listens on one of the host's).
+// ready endpoints (an EndpointSlice may not name a loopback address: it
+// names loopdial.EndpointIP, which the server dials on 127.0.0.1).
 func TestConversionWebhookServiceReference(t *testing.T) {
-	ip := convhook.HostIPv4(t)
-	hook := convhook.NewFor(t, "converter.default.svc", ip)
+	hook := convhook.NewFor(t, "converter.default.svc", "127.0.0.1")
 	port := int32(hook.Srv.Listener.Addr().(*net.TCPAddr).Port)
 	s := startGCServer(t)
 	ctx := context.Background()
@@ -38,7 +38,7 @@ func TestConversionWebhookServiceReference(t *testing.T) {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "converter-1", Labels: map[string]string{discoveryv1.LabelServiceName: "converter"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{loopdial.EndpointIP}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	}
 	if _, err := s.client.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {

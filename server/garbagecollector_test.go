@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/stratadev/strata/controllers"
+	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // gcDeadline bounds each wait: a custom resource's owner is seen once the
@@ -45,6 +46,7 @@ type gcServer struct {
 func startGCServer(t *testing.T) *gcServer {
 	t.Helper()
 	o := NewOptions()
+	o.webhookDial = loopdial.Dial
 	o.DataDir = filepath.Join(t.TempDir(), "strata")
 	o.BindAddress = "127.0.0.1"
 	o.SecurePort = 0

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -105,6 +106,9 @@ type Options struct {
 	controllers controllerOptions
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
+	// webhookDial, set by tests, dials the webhooks that service
+	// references name (admission and conversion); nil: net.Dialer.
+	webhookDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Defaults of Options.

@@ -139,7 +139,8 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	space := storage.NewSpaceGuard(client, log)
 	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		Authorizer: &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
+		WebhookAuthWrapper: serviceDial(o.webhookDial),
+		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
 		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: sa.extraHandlers(),
 		Storage: o.tuneStorage, ReadyChecks: append(az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: space.Check})})
 	if err != nil {

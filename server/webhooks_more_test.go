@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -17,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
+
+	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // testWebhookMutation: a mutating webhook's JSONPatch is applied to the
@@ -188,11 +191,12 @@ func testWebhookCustomResource(t *testing.T, e *hookEnv) {
 }
 
 // testWebhookService: a webhook's service reference is resolved through
-// the Service's EndpointSlice to the webhook server (on this host's
-// address: EndpointSlices may not name loopback addresses), and called
+// the Service's EndpointSlice to the webhook server (an EndpointSlice may
+// not name a loopback address: it names loopdial.EndpointIP, which the
+// server dials on 127.0.0.1), and called
 // by the Service's DNS name.
 func testWebhookService(t *testing.T, e *hookEnv) {
-	hook := startHookServer(t, hostIP(t))
+	hook := startHookServer(t, net.IPv4(127, 0, 0, 1))
 	const ns = "webhooks" // hookServerName's namespace
 	e.namespace(t, ns, nil)
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "hook"}, Spec: corev1.ServiceSpec{
@@ -203,7 +207,7 @@ func testWebhookService(t *testing.T, e *hookEnv) {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "hook-1", Labels: map[string]string{discoveryv1.LabelServiceName: "hook"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{hostIP(t).String()},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{loopdial.EndpointIP},
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 		Ports: []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(hook.port()), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	}

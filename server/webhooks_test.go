@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // hookEnv is a server, its admin client and the webhook server.
@@ -39,6 +41,7 @@ func startHookEnv(t *testing.T) *hookEnv {
 	o := NewOptions()
 	o.DataDir, o.SecurePort = filepath.Join(t.TempDir(), "data"), 0
 	o.Logger = slog.New(slog.DiscardHandler)
+	o.webhookDial = loopdial.Dial
 	_, admin := start(t, o)
 	return &hookEnv{admin: admin, client: kubernetes.NewForConfigOrDie(admin),
 		hook: startHookServer(t, net.IPv4(127, 0, 0, 1)), adminName: "strata-admin"}

@@ -200,20 +200,3 @@ func issueHookCert(t *testing.T, ip net.IP) ([]byte, tls.Certificate) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), cert
 }
-
-// hostIP is a non-loopback IPv4 address of this host: an EndpointSlice
-// may not name a loopback address (kube's ValidateEndpointIP).
-func hostIP(t *testing.T) net.IP {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
-			return n.IP.To4()
-		}
-	}
-	t.Skip("no non-loopback IPv4 address for an EndpointSlice")
-	return nil
-}

@@ -199,20 +199,3 @@ func (h *Hook) UID() types.UID {
 	defer h.mu.Unlock()
 	return h.lastUID
 }
-
-// HostIPv4 is a non-loopback IPv4 address of the host, for a webhook an
-// EndpointSlice names (which may not name loopback addresses); t is
-// skipped without one.
-func HostIPv4(t testing.TB) string {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
-			return n.IP.String()
-		}
-	}
-	t.Skip("no non-loopback IPv4 address to serve the webhook on")
-	return ""
-}

@@ -1,15 +1,23 @@
 // Command strata-bench is a bounded load generator for strata server: it
-// starts an etcd member and a strata server on it, in process and on
-// loopback, measures strata's create, get, list, strategic PATCH and watch
-// delivery through client-go next to the matching raw etcd operations on
-// the same member, prints a table with their ratios, cleans up and exits.
+// starts an etcd member and a strata server on it (a child process, on
+// loopback), and with -servers strata,kube a kube-apiserver on an etcd
+// member of its own beside it, measures create, get, list, update, strategic
+// PATCH, apply and watch delivery through client-go against each server
+// next to the matching raw etcd operations, with each server's CPU time per
+// request, prints a table with their ratios, cleans up and exits.
 //
 // Usage:
 //
-//	go run ./bench/cmd/strata-bench [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
+//	go run ./bench/cmd/strata-bench [-servers strata,kube] [-kube-apiserver path] [-in-process]
+//	    [-footprint] [-footprint-objects 20000] [-footprint-bytes 1024]
+//	    [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
 //	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
 //	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
 //	    [-cpuprofile-side strata|etcd|floor]
+//
+// Without -kube-apiserver, kube-apiserver is built (go build, cached under
+// the user's cache directory) from strata's module, which must then be the
+// working directory.
 //
 // Exit status: 0 when every operation succeeded, 1 when the run failed or
 // some operations failed (the report is printed first), 2 on a usage error.
@@ -32,6 +40,7 @@ import (
 )
 
 func main() {
+	bench.RunChild() // when this process is one of the benchmark's servers
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -61,15 +70,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
+		if rep != nil && len(rep.Rows) > 0 {
+			fmt.Fprintln(stderr, "strata-bench: the run stopped early; the cells that ran:")
+			writeReport(rep, f.json, stdout)
+		}
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return 1
 	}
-	if f.json {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteTable(stdout)
-	}
-	if err != nil {
+	if err := writeReport(rep, f.json, stdout); err != nil {
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return 1
 	}
@@ -78,6 +86,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func writeReport(rep *bench.Report, json bool, stdout io.Writer) error {
+	if json {
+		return rep.WriteJSON(stdout)
+	}
+	return rep.WriteTable(stdout)
 }
 
 // flags are the command's own settings, besides bench.Config.
@@ -91,10 +106,11 @@ type flags struct {
 func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	d := bench.Defaults
 	var (
-		cfg  bench.Config
-		f    flags
-		conc string
-		only string
+		cfg     bench.Config
+		f       flags
+		conc    string
+		only    string
+		servers string
 	)
 	fs := flag.NewFlagSet("strata-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -110,6 +126,12 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.BoolVar(&cfg.DecodeLists, "decode-lists", false, "decode strata's list responses into typed lists (default: read the bodies only)")
 	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf: beside JSON; get-rbac, create-rbac: a user under RBAC beside the admin; default all)")
 	fs.DurationVar(&cfg.Timeout, "timeout", d.Timeout, "bound on the whole run")
+	fs.StringVar(&servers, "servers", strings.Join(d.Servers, ","), "comma-separated API servers the cells run against: strata, kube (kube-apiserver on an etcd of its own) or both")
+	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "", "prebuilt kube-apiserver binary (default: go build k8s.io/kubernetes/cmd/kube-apiserver of strata's module, cached)")
+	fs.BoolVar(&cfg.InProcess, "in-process", false, "run strata in this process (no server CPU measured; what -cpuprofile-side strata needs)")
+	fs.BoolVar(&cfg.Footprint, "footprint", false, "also measure each server's start-up to ready and RSS, empty and with -footprint-objects ConfigMaps")
+	fs.IntVar(&cfg.FootprintObjects, "footprint-objects", d.FootprintObjects, "ConfigMaps loaded for the footprint")
+	fs.IntVar(&cfg.FootprintBytes, "footprint-bytes", d.FootprintBytes, "payload bytes of each footprint ConfigMap")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
@@ -127,6 +149,12 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 		fmt.Fprintln(stderr, "strata-bench:", err)
 		return cfg, f, err
 	}
+	if f.profileSide == "strata" && !cfg.InProcess {
+		err := errors.New("-cpuprofile-side strata: strata runs in a child process; add -in-process to profile it")
+		fmt.Fprintln(stderr, "strata-bench:", err)
+		return cfg, f, err
+	}
+	cfg.Servers = strings.Split(servers, ",")
 	var err error
 	if cfg.Concurrency, err = parseInts(conc); err != nil {
 		fmt.Fprintln(stderr, "strata-bench: -concurrency:", err)

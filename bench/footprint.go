@@ -1,0 +1,270 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+)
+
+// The footprint: start-up to ready (/readyz answering 200, from the
+// first process's start) on an empty data directory and again on the same
+// directory once it holds Config.FootprintObjects ConfigMaps, and resident
+// memory (VmRSS) after loading them and after the restart. Each server
+// runs afresh in child processes of its own, apart from the cells':
+//
+//   - strata with its embedded etcd, one process (etcd's memory included);
+//   - strata again on that data, its etcd member in a child process of its
+//     own, so that strata's memory is measured without etcd's;
+//   - kube-apiserver with its etcd member in a child process.
+
+// FootprintRow is one server's start-up and memory. A zero value was not
+// measured in that setting.
+type FootprintRow struct {
+	Server string `json:"server"`
+	// StartEmptySeconds and StartLoadedSeconds are start-up to ready on
+	// an empty and on the loaded data directory.
+	StartEmptySeconds  float64 `json:"start_empty_seconds,omitempty"`
+	StartLoadedSeconds float64 `json:"start_loaded_seconds,omitempty"`
+	// RSS of the server's process and, where it runs apart, its etcd's:
+	// after loading the objects, and after the restart on them.
+	RSSLoadedMB      float64 `json:"rss_loaded_mb,omitempty"`
+	RSSRestartMB     float64 `json:"rss_restart_mb,omitempty"`
+	EtcdRSSLoadedMB  float64 `json:"etcd_rss_loaded_mb,omitempty"`
+	EtcdRSSRestartMB float64 `json:"etcd_rss_restart_mb,omitempty"`
+	LoadSeconds      float64 `json:"load_seconds,omitempty"`
+}
+
+// Footprint server names.
+const (
+	fpStrataEmbedded = "strata (embedded etcd)"
+	fpStrataApart    = "strata (etcd apart)"
+	fpKube           = "kube-apiserver (etcd apart)"
+)
+
+// footprint measures the selected servers' footprint.
+func (r *runner) footprint(ctx context.Context) error {
+	dir := filepath.Join(r.env.tmp, "fp")
+	if r.cfg.runs(sideStrata) {
+		row, err := r.footprintStrata(ctx, filepath.Join(dir, "s"))
+		if err != nil {
+			return err
+		}
+		r.recordFootprint(row)
+		if row, err = r.footprintStrataApart(ctx, filepath.Join(dir, "s")); err != nil {
+			return err
+		}
+		r.recordFootprint(row)
+	}
+	if r.cfg.runs(sideKube) {
+		row, err := r.footprintKube(ctx, filepath.Join(dir, "k"))
+		if err != nil {
+			return err
+		}
+		r.recordFootprint(row)
+	}
+	return nil
+}
+
+func (r *runner) recordFootprint(row FootprintRow) {
+	r.rep.Footprint = append(r.rep.Footprint, row)
+	fmt.Fprintf(r.cfg.Progress, "footprint %s: %+v\n", row.Server, row)
+}
+
+// footprintStrata starts strata with its embedded etcd on an empty data
+// directory, loads it, and restarts it.
+func (r *runner) footprintStrata(ctx context.Context, dir string) (FootprintRow, error) {
+	row := FootprintRow{Server: fpStrataEmbedded}
+	spec := childSpec{Mode: childStrata, DataDir: dir, TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	for round := range 2 {
+		p, rc, err := startStrataChild(ctx, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
+		if err != nil {
+			return row, err
+		}
+		err = r.footprintRound(ctx, &row, round, p, nil, rc)
+		if err = errors.Join(err, p.stop()); err != nil {
+			return row, err
+		}
+	}
+	return row, nil
+}
+
+// footprintStrataApart restarts strata on the loaded data directory with
+// its etcd member in a process of its own.
+func (r *runner) footprintStrataApart(ctx context.Context, dir string) (FootprintRow, error) {
+	row := FootprintRow{Server: fpStrataApart}
+	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-etcd.log"))
+	if err != nil {
+		return row, err
+	}
+	spec := childSpec{Mode: childStrata, DataDir: dir, EtcdServers: ep.endpoints,
+		TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	p, rc, err := startStrataChild(ctx, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
+	if err == nil {
+		p.started = ep.proc.started // start-up of both, as kube-apiserver's
+		err = errors.Join(r.footprintRound(ctx, &row, 1, p, ep.proc, rc), p.stop())
+	}
+	return row, errors.Join(err, ep.proc.stop())
+}
+
+// footprintKube starts kube-apiserver and its etcd member on an empty
+// data directory, loads them, and restarts them.
+func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, error) {
+	row := FootprintRow{Server: fpKube}
+	bin, err := kubeAPIServer(ctx, r.cfg.KubeAPIServer, r.cfg.Progress)
+	if err != nil {
+		return row, err
+	}
+	for round := range 2 {
+		ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, fmt.Sprintf("fp-kube-etcd-%d.log", round)))
+		if err != nil {
+			return row, err
+		}
+		k, err := startKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-%d", round)), ep.endpoints,
+			filepath.Join(r.env.tmp, "tokens.csv"))
+		if err == nil {
+			k.proc.started = ep.proc.started // kube-apiserver's start-up includes its etcd's
+			err = errors.Join(r.footprintRound(ctx, &row, round, k.proc, ep.proc, k.config), k.proc.stop())
+		}
+		if err = errors.Join(err, ep.proc.stop()); err != nil {
+			return row, err
+		}
+	}
+	return row, nil
+}
+
+// footprintRound records a started server's start-up and, in round 0,
+// loads it before reading its memory (and its etcd's, when apart).
+func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round int, p, etcdProc *process, rc *rest.Config) error {
+	ready := time.Since(p.started).Seconds()
+	rss, etcdRSS := &row.RSSRestartMB, &row.EtcdRSSRestartMB
+	if round == 0 {
+		row.StartEmptySeconds = ready
+		rss, etcdRSS = &row.RSSLoadedMB, &row.EtcdRSSLoadedMB
+		t, err := newTarget(row.Server, rc, p.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := r.loadFootprint(ctx, t); err != nil {
+			return err
+		}
+		row.LoadSeconds = time.Since(start).Seconds()
+	} else {
+		row.StartLoadedSeconds = ready
+	}
+	var err error
+	if *rss, err = rssMB(p); err == nil && etcdProc != nil {
+		*etcdRSS, err = rssMB(etcdProc)
+	}
+	return err
+}
+
+func rssMB(p *process) (float64, error) {
+	b, err := procRSS(p.cmd.Process.Pid)
+	return float64(b) / (1 << 20), err
+}
+
+// loadFootprint creates Config.FootprintObjects ConfigMaps of
+// Config.FootprintBytes in a namespace of their own.
+func (r *runner) loadFootprint(ctx context.Context, t *target) error {
+	const ns = "footprint"
+	if _, err := t.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: creating namespace %s on %s: %w", ns, t.side, err)
+	}
+	data := strings.Repeat("x", r.cfg.FootprintBytes)
+	cms := t.cs.CoreV1().ConfigMaps(ns)
+	err := parallel(ctx, r.cfg.FootprintObjects, 64, func(ctx context.Context, i int) error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fp-%05d", i)}, Data: map[string]string{"data": data}}
+		_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("bench: loading %d ConfigMaps into %s: %w", r.cfg.FootprintObjects, t.side, err)
+	}
+	return nil
+}
+
+// etcdChild is an etcd member in a child process.
+type etcdChild struct {
+	proc      *process
+	endpoints []string
+}
+
+func startEtcdChild(ctx context.Context, dir, logPath string) (*etcdChild, error) {
+	p, ready, err := startChild(ctx, childSpec{Mode: childEtcd, DataDir: dir}, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return &etcdChild{proc: p, endpoints: strings.Split(ready, ",")}, nil
+}
+
+// Issue 18's footprint targets, strata ÷ kube-apiserver.
+const (
+	startupTarget = 0.25
+	rssTarget     = 0.5
+)
+
+// footprintRatios compares strata's footprint with kube-apiserver's.
+func (r *Report) footprintRatios() []Ratio {
+	var s, sa, k *FootprintRow
+	for i := range r.Footprint {
+		switch f := &r.Footprint[i]; f.Server {
+		case fpStrataEmbedded:
+			s = f
+		case fpStrataApart:
+			sa = f
+		case fpKube:
+			k = f
+		}
+	}
+	if k == nil || s == nil {
+		return nil
+	}
+	ratio := func(name, metric string, strata, kube, target float64) Ratio {
+		met := strata/kube <= target
+		return Ratio{Name: name, Metric: metric, Strata: strata, Etcd: kube, Value: strata / kube,
+			Target: fmt.Sprintf("≤ %.2f", target), Met: &met}
+	}
+	qs := []Ratio{
+		ratio("start-up, empty (strata embedded ÷ kube+etcd)", "s", s.StartEmptySeconds, k.StartEmptySeconds, startupTarget),
+		ratio("start-up, loaded (strata embedded ÷ kube+etcd)", "s", s.StartLoadedSeconds, k.StartLoadedSeconds, startupTarget),
+		ratio("RSS after load, etcd included", "MB", s.RSSLoadedMB, k.RSSLoadedMB+k.EtcdRSSLoadedMB, rssTarget),
+		ratio("RSS after restart, etcd included", "MB", s.RSSRestartMB, k.RSSRestartMB+k.EtcdRSSRestartMB, rssTarget),
+	}
+	if sa != nil {
+		qs = append(qs, ratio("RSS after restart, etcd excluded", "MB", sa.RSSRestartMB, k.RSSRestartMB, rssTarget))
+	}
+	return qs
+}
+
+// writeFootprint writes the footprint table, if measured.
+func (r *Report) writeFootprint(b *strings.Builder) {
+	if len(r.Footprint) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nfootprint: start-up to /readyz 200 (from the first process's start), empty and with the %d ConfigMaps "+
+		"of %d bytes loaded; VmRSS after loading them and after the restart on them\n\n", r.FootprintObjects, r.FootprintBytes)
+	b.WriteString("| server | start-up empty s | start-up loaded s | load s | RSS loaded MB | RSS restart MB | " +
+		"its etcd RSS loaded MB | its etcd RSS restart MB |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, f := range r.Footprint {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Server, fmtOpt(f.StartEmptySeconds, 2),
+			fmtOpt(f.StartLoadedSeconds, 2), fmtOpt(f.LoadSeconds, 1), fmtOpt(f.RSSLoadedMB, 0), fmtOpt(f.RSSRestartMB, 0),
+			fmtOpt(f.EtcdRSSLoadedMB, 0), fmtOpt(f.EtcdRSSRestartMB, 0))
+	}
+}
+
+// fmtOpt prints v with prec decimals, or "–" for 0 (not measured).
+func fmtOpt(v float64, prec int) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}

@@ -1,0 +1,194 @@
+package bench
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// kubePackage is the kube-apiserver command of the k8s.io/kubernetes
+// version strata depends on (go.mod's tool directive keeps its modules in
+// go.sum).
+const (
+	kubeModule  = "k8s.io/kubernetes"
+	kubePackage = kubeModule + "/cmd/kube-apiserver"
+)
+
+// kubeAPIServer returns the kube-apiserver binary to run: prebuilt when
+// given, else built from this module into the user's cache directory
+// (go build relinks only when something changed, so a warm build costs
+// seconds).
+func kubeAPIServer(ctx context.Context, prebuilt string, progress io.Writer) (string, error) {
+	if prebuilt != "" {
+		if _, err := os.Stat(prebuilt); err != nil {
+			return "", fmt.Errorf("bench: kube-apiserver binary: %w", err)
+		}
+		return prebuilt, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("bench: cache directory for kube-apiserver: %w", err)
+	}
+	out := filepath.Join(cache, "strata-bench", "kube-apiserver-"+kubeVersion())
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, kubePackage)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("bench: go build %s (in %s): %w\n%s", kubePackage, root, err, b)
+	}
+	fmt.Fprintf(progress, "kube-apiserver %s: go build took %.1fs\n", kubeVersion(), time.Since(start).Seconds())
+	return out, nil
+}
+
+// kubeVersion is the k8s.io/kubernetes version this program was built
+// with ("unknown" without build information).
+func kubeVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == kubeModule {
+				return m.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// moduleRoot is the directory of strata's go.mod, found from the working
+// directory: go build of kube-apiserver needs its requirements.
+func moduleRoot(ctx context.Context) (string, error) {
+	b, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
+	path, dir, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	if err != nil || path != "github.com/stratadev/strata" {
+		return "", fmt.Errorf("bench: building kube-apiserver needs strata's module as the working directory "+
+			"(go list -m: %q, %v); run from it, or pass a prebuilt binary (-kube-apiserver)", b, err)
+	}
+	return dir, nil
+}
+
+// kubeServer is a started kube-apiserver.
+type kubeServer struct {
+	proc   *process
+	config *rest.Config
+}
+
+// startKubeAPIServer starts bin on etcd with a serving certificate and
+// service-account key of its own in dir, and waits for /readyz.
+func startKubeAPIServer(ctx context.Context, bin, dir string, etcd []string, tokens string) (*kubeServer, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("bench: kube-apiserver directory: %w", err)
+	}
+	certPEM, err := writeKubeKeys(dir)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := kubeArgs(dir, etcd, tokens, port)
+	p, err := startProcess("kube-apiserver", bin, args, nil, filepath.Join(dir, "kube-apiserver.log"))
+	if err != nil {
+		return nil, err
+	}
+	go io.Copy(io.Discard, p.stdout)
+	rc := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(port), BearerToken: benchAdminToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: certPEM}}
+	if err := waitReady(ctx, p, rc); err != nil {
+		return nil, errors.Join(err, p.stop())
+	}
+	return &kubeServer{proc: p, config: rc}, nil
+}
+
+// kubeArgs are kube-apiserver's flags: served on loopback only, RBAC as
+// strata's default, the token file, no compaction in the middle of a cell
+// (strata's bench setting), everything else its defaults. The advertised
+// address (only written into the kubernetes Endpoints) is left to its
+// default, the host's address, as strata's is: kube-apiserver refuses a
+// loopback one.
+func kubeArgs(dir string, etcd []string, tokens string, port int) []string {
+	return []string{
+		"--etcd-servers=" + strings.Join(etcd, ","),
+		"--etcd-compaction-interval=0",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + dir,
+		"--tls-cert-file=" + filepath.Join(dir, "serving.crt"),
+		"--tls-private-key-file=" + filepath.Join(dir, "serving.key"),
+		"--token-auth-file=" + tokens,
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + filepath.Join(dir, "sa.key"),
+		"--service-account-signing-key-file=" + filepath.Join(dir, "sa.key"),
+		"--service-cluster-ip-range=10.96.0.0/12",
+	}
+}
+
+// writeKubeKeys writes a self-signed serving certificate for 127.0.0.1
+// and a service-account signing key into dir; it returns the certificate.
+func writeKubeKeys(dir string) ([]byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("bench: serving key: %w", err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("bench: serving certificate: %w", err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("bench: service-account key: %w", err)
+	}
+	for name, data := range map[string][]byte{"serving.crt": certPEM, "serving.key": ecKeyPEM(key), "sa.key": ecKeyPEM(saKey)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return nil, fmt.Errorf("bench: writing %s: %w", name, err)
+		}
+	}
+	return certPEM, nil
+}
+
+func ecKeyPEM(k *ecdsa.PrivateKey) []byte {
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		panic(err) // a P-256 key always marshals
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+}
+
+// freePort is a loopback TCP port free a moment ago (kube-apiserver,
+// unlike strata, does not report the port it picks for 0).
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("bench: finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
