@@ -11,19 +11,11 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	k8sscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/kubernetes/cmd/kube-controller-manager/names"
 	"k8s.io/kubernetes/pkg/controller/validatingadmissionpolicystatus"
 	"k8s.io/kubernetes/pkg/generated/openapi"
 )
-
-// PolicyStatusControllerName is kube-controller-manager's name of the
-// controller PolicyStatus runs.
-const PolicyStatusControllerName = names.ValidatingAdmissionPolicyStatusController
 
 // policyStatusWorkers is kube-controller-manager's default
 // --concurrent-validating-admission-policy-status-syncs.
@@ -33,13 +25,7 @@ const policyStatusWorkers = 5
 // forgets what it discovered.
 const mapperResetPeriod = 30 * time.Second
 
-// PolicyStatusInformers requests the informer PolicyStatus follows, so
-// that it starts with the shared informers.
-func PolicyStatusInformers(shared informers.SharedInformerFactory) {
-	shared.Admissionregistration().V1().ValidatingAdmissionPolicies().Informer()
-}
-
-// PolicyStatus runs kube-controller-manager's
+// startPolicyStatus runs kube-controller-manager's
 // validatingadmissionpolicy-status-controller until ctx ends: it type
 // checks each ValidatingAdmissionPolicy's CEL expressions against the
 // kinds it matches and its paramKind and applies the warnings to
@@ -49,22 +35,22 @@ func PolicyStatusInformers(shared informers.SharedInformerFactory) {
 // /openapi/v3, the kinds of the matched resources from a discovery REST
 // mapper (reset every 30 s, and by the type checker when a resource is
 // unknown, so that a new CRD is found).
-func PolicyStatus(ctx context.Context, client kubernetes.Interface, config *rest.Config, shared informers.SharedInformerFactory) error {
-	disco, err := discovery.NewDiscoveryClientForConfig(config)
+func startPolicyStatus(ctx context.Context, t *term) error {
+	disco, err := discovery.NewDiscoveryClientForConfig(t.cfg.Loopback)
 	if err != nil {
-		return fmt.Errorf("%s: discovery client: %w", PolicyStatusControllerName, err)
+		return fmt.Errorf("%s: discovery client: %w", PolicyStatusName, err)
 	}
 	schemas := resolver.NewDefinitionsSchemaResolver(openapi.GetOpenAPIDefinitions, k8sscheme.Scheme, apiextensionsscheme.Scheme).
 		Combine(&resolver.ClientDiscoveryResolver{Discovery: disco})
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	go wait.Until(mapper.Reset, mapperResetPeriod, ctx.Done())
 	c, err := validatingadmissionpolicystatus.NewController(
-		shared.Admissionregistration().V1().ValidatingAdmissionPolicies(),
-		client.AdmissionregistrationV1().ValidatingAdmissionPolicies(),
+		t.cfg.Informers.Admissionregistration().V1().ValidatingAdmissionPolicies(),
+		t.cfg.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies(),
 		&validating.TypeChecker{SchemaResolver: schemas, RestMapper: mapper})
 	if err != nil {
-		return fmt.Errorf("%s: %w", PolicyStatusControllerName, err)
+		return fmt.Errorf("%s: %w", PolicyStatusName, err)
 	}
-	go c.Run(ctx, policyStatusWorkers)
+	t.goRun(func() { c.Run(ctx, policyStatusWorkers) })
 	return nil
 }

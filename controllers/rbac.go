@@ -7,10 +7,7 @@ import (
 	"sync/atomic"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/controller/clusterroleaggregation"
 	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
@@ -28,24 +25,28 @@ const aggregationWorkers = 5
 // roles and bindings it creates and reconciles at start: cluster-admin,
 // system:discovery, system:basic-user, system:public-info-viewer, the
 // aggregated admin, edit and view, the controllers' roles, and the roles
-// and bindings of kube-system and kube-public) and runs
-// kube-controller-manager's cluster-role aggregation controller, which
-// keeps the rules of aggregated roles (admin, edit, view, ...) the union of
-// the roles their selectors match.
+// and bindings of kube-system and kube-public). The rules of the
+// aggregated roles are filled by the aggregation controller
+// (startRoleAggregation), which runs with the other
+// kube-controller-manager controllers.
 type RBAC struct {
 	loopback *rest.Config
-	synced   cache.InformerSynced
-	agg      *clusterroleaggregation.ClusterRoleAggregationController
 	done     atomic.Bool
 }
 
-// NewRBAC prepares the controller: loopback reaches the API as
+// NewRBAC prepares the bootstrap: loopback reaches the API as
 // system:masters (the bootstrap builds its own client from it, as
-// kube-apiserver's hook does), client and informers are the shared ones.
-func NewRBAC(client kubernetes.Interface, inf informers.SharedInformerFactory, loopback *rest.Config) *RBAC {
-	roles := inf.Rbac().V1().ClusterRoles()
-	return &RBAC{loopback: loopback, synced: roles.Informer().HasSynced,
-		agg: clusterroleaggregation.NewClusterRoleAggregation(roles, client.RbacV1())}
+// kube-apiserver's hook does).
+func NewRBAC(loopback *rest.Config) *RBAC { return &RBAC{loopback: loopback} }
+
+// startRoleAggregation runs kube-controller-manager's
+// clusterrole-aggregation-controller, which keeps the rules of aggregated
+// roles (admin, edit, view, ...) the union of the roles their selectors
+// match, until ctx ends.
+func startRoleAggregation(ctx context.Context, t *term) error {
+	agg := clusterroleaggregation.NewClusterRoleAggregation(t.cfg.Informers.Rbac().V1().ClusterRoles(), t.cfg.Client.RbacV1())
+	t.goRun(func() { agg.Run(ctx, aggregationWorkers) })
+	return nil
 }
 
 // Bootstrap creates or reconciles the bootstrap policy through the
@@ -78,13 +79,4 @@ func (c *RBAC) Ready(context.Context) error {
 		return nil
 	}
 	return errNotBootstrapped
-}
-
-// Run runs the aggregation controller until ctx ends (the informers
-// must be started).
-func (c *RBAC) Run(ctx context.Context) { c.agg.Run(ctx, aggregationWorkers) }
-
-// WaitSynced waits for the cluster roles' informer to list them.
-func (c *RBAC) WaitSynced(ctx context.Context) bool {
-	return cache.WaitForCacheSync(ctx.Done(), c.synced)
 }

@@ -2,10 +2,9 @@ package controllers
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/certificates/rootcacertpublisher"
 	"k8s.io/kubernetes/pkg/controller/serviceaccount"
@@ -22,31 +21,41 @@ func ServiceAccountInformers(shared informers.SharedInformerFactory) {
 	core.ConfigMaps().Informer()
 }
 
-// ServiceAccounts keeps the `default` ServiceAccount in every namespace,
-// recreating it when deleted, with kube-controller-manager's
+// startServiceAccounts keeps the `default` ServiceAccount in every
+// namespace, recreating it when deleted, with kube-controller-manager's
 // serviceaccount-controller (NewServiceAccountsController, its default
 // options), until ctx ends.
-func ServiceAccounts(ctx context.Context, client kubernetes.Interface, shared informers.SharedInformerFactory) error {
+func startServiceAccounts(ctx context.Context, t *term) error {
+	shared := t.cfg.Informers
 	c, err := serviceaccount.NewServiceAccountsController(klog.FromContext(ctx),
-		shared.Core().V1().ServiceAccounts(), shared.Core().V1().Namespaces(), client,
+		shared.Core().V1().ServiceAccounts(), shared.Core().V1().Namespaces(), t.cfg.Client,
 		serviceaccount.DefaultServiceAccountsControllerOptions())
 	if err != nil {
-		return fmt.Errorf("serviceaccount controller: %w", err)
+		return errorf(ServiceAccountName, err)
 	}
-	go c.Run(ctx, 1)
+	t.goRun(func() { c.Run(ctx, 1) })
 	return nil
 }
 
-// RootCACertificates keeps the `kube-root-ca.crt` ConfigMap (key ca.crt:
-// caPEM, the CA clients verify the API's serving certificate with) in
+// errNoRootCA: the server has no CA of its own to publish.
+var errNoRootCA = errors.New("no CA to publish in kube-root-ca.crt (plain HTTP, or a serving certificate of the system roots): not run")
+
+// startRootCAPublisher keeps the `kube-root-ca.crt` ConfigMap (key
+// ca.crt: the CA clients verify the API's serving certificate with) in
 // every namespace, recreating it when deleted and restoring it when
-// changed, with kube-controller-manager's root-ca-certificate-publisher,
-// until ctx ends.
-func RootCACertificates(ctx context.Context, client kubernetes.Interface, shared informers.SharedInformerFactory, caPEM []byte) error {
-	p, err := rootcacertpublisher.NewPublisher(shared.Core().V1().ConfigMaps(), shared.Core().V1().Namespaces(), client, caPEM)
-	if err != nil {
-		return fmt.Errorf("root CA certificate publisher: %w", err)
+// changed, with kube-controller-manager's
+// root-ca-certificate-publisher-controller, until ctx ends. Without a CA
+// (plain HTTP, or a --tls-cert-file the system roots verify) there is
+// nothing to publish.
+func startRootCAPublisher(ctx context.Context, t *term) error {
+	if len(t.cfg.RootCA) == 0 {
+		return errNoRootCA
 	}
-	go p.Run(ctx, 1)
+	shared := t.cfg.Informers
+	p, err := rootcacertpublisher.NewPublisher(shared.Core().V1().ConfigMaps(), shared.Core().V1().Namespaces(), t.cfg.Client, t.cfg.RootCA)
+	if err != nil {
+		return errorf(RootCAPublisherName, err)
+	}
+	t.goRun(func() { p.Run(ctx, 1) })
 	return nil
 }

@@ -256,36 +256,41 @@ func tokenVolume() *corev1.ProjectedVolumeSource {
 }
 
 // testQuotaAdmission: a create beyond a ResourceQuota's hard limit is
-// refused with kube-apiserver's message. The quota's status is set here,
-// not by a quota controller.
+// refused with kube-apiserver's message. The quota's status is the quota
+// controller's (resourcequota-controller), which counts kube-root-ca.crt;
+// the plugin charges "b" as it is created.
 func testQuotaAdmission(t *testing.T, e *pluginEnv) {
 	const ns = "quota"
 	e.namespace(t, ns, nil)
-	two := resource.MustParse("2")
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q1"},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: two}}}
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("2")}}}
 	quotas := e.client.CoreV1().ResourceQuotas(ns)
-	created, err := quotas.Create(t.Context(), quota, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := quotas.Create(t.Context(), quota, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	created.Status = corev1.ResourceQuotaStatus{Hard: created.Spec.Hard,
-		Used: corev1.ResourceList{corev1.ResourceConfigMaps: two}}
-	if _, err := quotas.UpdateStatus(t.Context(), created, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	const want = `configmaps "c" is forbidden: exceeded quota: q1, requested: configmaps=1, used: configmaps=2, limited: configmaps=2`
 	cms := e.client.CoreV1().ConfigMaps(ns)
+	waitFor(t, "kube-root-ca.crt counted in the quota's status", func() (bool, error) {
+		if _, err := cms.Get(t.Context(), "kube-root-ca.crt", metav1.GetOptions{}); err != nil {
+			return false, err
+		}
+		q, err := quotas.Get(t.Context(), "q1", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		used, ok := q.Status.Used[corev1.ResourceConfigMaps]
+		return ok && used.Value() == 1, nil
+	})
 	// The plugin reads quotas through an informer: until it sees the
 	// status, it refuses with "status unknown".
-	waitFor(t, "the quota's refusal", func() (bool, error) {
-		_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
-		if err == nil {
-			_ = cms.Delete(t.Context(), "c", metav1.DeleteOptions{})
-			return false, nil
-		}
-		return err.Error() == want, err
+	waitFor(t, "the create within the quota", func() (bool, error) {
+		_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{})
+		return err == nil, err
 	})
+	const want = `configmaps "c" is forbidden: exceeded quota: q1, requested: configmaps=1, used: configmaps=2, limited: configmaps=2`
+	_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
+	if err == nil || err.Error() != want {
+		t.Errorf("create beyond the quota: %v, want %q", err, want)
+	}
 }
 
 // testServiceAccountMissing: a pod naming a ServiceAccount that does not

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -116,7 +115,7 @@ func (a *authorization) prepare(ctx context.Context, o *Options, sh *shared) err
 		return err
 	}
 	a.late.set(az)
-	r := controllers.NewRBAC(sh.client, sh.informers, sh.loop.Config())
+	r := controllers.NewRBAC(sh.loop.Config())
 	a.rbac.Store(r)
 	go func() { a.bootstrap <- r.Bootstrap(ctx) }()
 	return nil
@@ -124,7 +123,7 @@ func (a *authorization) prepare(ctx context.Context, o *Options, sh *shared) err
 
 // wait returns once the bootstrap policy is in place and the informers
 // the authorizer reads have listed, so that a served request is decided
-// on the policy; then it runs the aggregation controller until sh closes.
+// on the policy.
 func (a *authorization) wait(ctx context.Context, sh *shared) error {
 	select {
 	case err := <-a.bootstrap:
@@ -139,7 +138,6 @@ func (a *authorization) wait(ctx context.Context, sh *shared) error {
 			return fmt.Errorf("authorization: the informer of %v has not listed: %w", typ, ctx.Err())
 		}
 	}
-	go a.rbac.Load().Run(wait.ContextForChannel(sh.stop))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -17,6 +18,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/authz"
+	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/registry/servicealloc"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/strategicpatch"
@@ -95,6 +97,13 @@ type Options struct {
 	// ServiceAccounts configure service-account tokens
 	// (serviceaccounts.go).
 	ServiceAccounts ServiceAccountOptions
+	// Controllers selects the kube-controller-manager controllers to run
+	// (--controllers, its syntax and names: "*" all those on by default,
+	// "name" one more, "-name" one less); default ["*"]. Names of
+	// controllers strata does not run are accepted (controllers.Supported
+	// lists those it does).
+	Controllers []string
+	controllers controllerOptions
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 	// webhookDial, set by tests, dials the webhooks that service
@@ -125,6 +134,7 @@ func NewOptions() *Options {
 		MaxMutatingRequestsInFlight: filters.DefaultMaxMutatingRequestsInFlight,
 		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true},
 		AuthorizationModes:          []string{authz.DefaultMode},
+		Controllers:                 slices.Clone(controllers.DefaultSelection),
 		AnonymousAuth:               true}
 }
 
@@ -172,6 +182,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.authzConfig(nil).Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := controllers.ParseSelection(o.Controllers); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := o.patchCompat(); err != nil {

@@ -67,3 +67,23 @@ func TestValidateAuthorizationFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateControllersFlag: --controllers is checked with the other
+// flags, with kube-controller-manager's message.
+func TestValidateControllersFlag(t *testing.T) {
+	for _, tc := range []struct {
+		controllers []string
+		wantErr     string
+	}{
+		{controllers: []string{"*"}},
+		{controllers: []string{"*", "-garbage-collector-controller", "-deployment-controller"}},
+		{controllers: []string{"*", "-garbage-collecter"}, wantErr: `--controllers: "garbage-collecter" is not in the list of known controllers`},
+	} {
+		o := NewOptions()
+		o.Controllers = tc.controllers
+		err := o.Validate()
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
+			t.Errorf("%q: got %v, want %q", tc.controllers, err, tc.wantErr)
+		}
+	}
+}

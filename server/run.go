@@ -27,7 +27,6 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
-	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
@@ -193,7 +192,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// Before serving (the controllers reach the API in-process), so that a
 	// ready server has repaired its allocations and a shutdown never meets
 	// them half started.
-	stopControllers := startServiceAccountControllers(o, sh, caPEM, log)
+	stopControllers := startControllers(o, sh, caPEM, log)
 	undo = append(undo, stopControllers)
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
@@ -212,11 +211,6 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := az.wait(readyCtx, sh); err != nil {
 		return fail(err)
 	}
-	gc, err := controllers.StartGarbageCollector(sh.client, sh.loop.Config(), sh.informers)
-	if err != nil {
-		return fail(err)
-	}
-	undo = append(undo, gc.Stop)
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -259,7 +253,6 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
 		api.EndWatches()
 		stopControllers()
-		gc.Stop()
 		sh.close()
 		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
 			err = shutdownErr

@@ -1,15 +1,12 @@
 package server
 
 import (
-	"context"
 	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -17,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/keyutil"
 
-	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/satoken"
 )
@@ -148,56 +144,6 @@ func (s *serviceAccounts) serveDiscovery(addr net.Addr, log *slog.Logger) {
 		return
 	}
 	s.discovery.h.Store(&h)
-}
-
-// startServiceAccountControllers runs the default ServiceAccount and
-// kube-root-ca.crt controllers on the shared informers (called before
-// sh.start) while this server leads the servers sharing its etcd. Without a
-// CA (plain HTTP, or a --tls-cert-file the system roots verify) there is
-// no kube-root-ca.crt to publish. The returned stop ends them and gives up
-// the lead, before the loopback closes.
-func startServiceAccountControllers(o *Options, sh *shared, caPEM []byte, log *slog.Logger) (stop func()) {
-	controllers.ServiceAccountInformers(sh.informers)
-	startPolicyStatus := policyStatus(sh, log)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sh.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	go func() {
-		defer close(done)
-		controllers.RunAsLeader(ctx, sh.client, controllerIdentity(o), func(ctx context.Context) {
-			if err := controllers.ServiceAccounts(ctx, sh.client, sh.informers); err != nil {
-				log.Error("service-account controllers", "err", err)
-			}
-			startPolicyStatus(ctx)
-			if len(caPEM) == 0 {
-				return
-			}
-			if err := controllers.RootCACertificates(ctx, sh.client, sh.informers, caPEM); err != nil {
-				log.Error("service-account controllers", "err", err)
-			}
-		})
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
-// controllerIdentity names this server in the controllers' Lease: the host
-// and the data directory, the same across restarts.
-func controllerIdentity(o *Options) string {
-	host, _ := os.Hostname()
-	dir, err := filepath.Abs(o.DataDir)
-	if err != nil {
-		dir = o.DataDir
-	}
-	return host + "_" + dir
 }
 
 // deferredClient is the loopback client, which exists only once the API

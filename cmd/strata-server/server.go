@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stratadev/strata/admission"
+	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/cli"
 	"github.com/stratadev/strata/server"
 )
@@ -96,6 +99,12 @@ SIGINT or SIGTERM.
 	f.DurationVar(&sa.MaxTokenExpiration, "service-account-max-token-expiration", 0, "longest lifetime of an issued service-account token; longer requests are shortened (0: unbounded; else 1h to 2^32s)")
 	f.BoolVar(&sa.ExtendTokenExpiration, "service-account-extend-token-expiration", sa.ExtendTokenExpiration, "issue pod-bound tokens requested for 3607s for a year, as kube-apiserver's projected-token transition")
 	f.StringVar(&sa.JWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (default: https://ADDRESS/openid/v1/jwks, ADDRESS the one served at)")
+	allControllers, offControllers := controllers.AllNames()
+	f.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf(
+		"kube-controller-manager's controllers to run, its names and syntax: '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables it. "+
+			"strata runs %s, under one leader election among the servers sharing etcd (Lease kube-system/%s); "+
+			"the other names are accepted and not run (no workload controllers that create Pods, no node, volume or endpoint controllers).\nAll controllers: %s\nDisabled-by-default controllers: %s",
+		strings.Join(controllers.Supported, ", "), controllers.LeaseName, strings.Join(allControllers, ", "), strings.Join(offControllers, ", ")))
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
