@@ -264,12 +264,7 @@ func createWidgetCRD(t *testing.T, s *gcServer) *apiextensionsv1.CustomResourceD
 		if err != nil {
 			return false, err
 		}
-		for _, cond := range c.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
+		return established(c), nil
 	})
 	return crd
 }

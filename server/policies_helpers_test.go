@@ -218,12 +218,7 @@ func (s *policyServer) widgetsCRD(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		for _, cond := range c.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
+		return established(c), nil
 	})
 }
 
