@@ -117,7 +117,7 @@ func wantRows(cfg Config, kube bool) []string {
 		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {
 		admission := strings.HasSuffix(pair[1], "-off") // strata against itself only
-		if kube && !admission { // kube-apiserver's after strata's and etcd's, before the floor
+		if kube && !admission {                         // kube-apiserver's after strata's and etcd's, before the floor
 			var twins, floor []string
 			for _, op := range pair {
 				if s, ok := strings.CutPrefix(op, "strata/"); ok {
