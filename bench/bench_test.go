@@ -116,8 +116,10 @@ func wantRows(cfg Config, kube bool) []string {
 		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2"},
 		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {
-		admission := strings.HasSuffix(pair[1], "-off") // strata against itself only
-		if kube && !admission {                         // kube-apiserver's after strata's and etcd's, before the floor
+		// kube-apiserver's after strata's and etcd's, before the floor;
+		// the admission cells are strata against itself only.
+		admission := strings.HasSuffix(pair[1], "-off")
+		if kube && !admission {
 			var twins, floor []string
 			for _, op := range pair {
 				if s, ok := strings.CutPrefix(op, "strata/"); ok {
