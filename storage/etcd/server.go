@@ -111,11 +111,22 @@ func startBounded(ec *embed.Config, timeout time.Duration) (*embed.Etcd, error) 
 	case r := <-ch:
 		return r.e, r.err
 	case <-time.After(timeout):
-		go func() { // a member that starts after all is not left running
-			if r := <-ch; r.e != nil {
-				r.e.Close()
+		// A member that starts after all is closed before the failure is
+		// reported, so that none of it outlives the caller's cleanup of
+		// the directory (etcd exits the process when its files vanish);
+		// the wait is bounded, since a damaged directory can block.
+		select {
+		case r := <-ch:
+			if r.e != nil {
+				closeBounded(r.e)
 			}
-		}()
+		case <-time.After(closeTimeout):
+			go func() {
+				if r := <-ch; r.e != nil {
+					r.e.Close()
+				}
+			}()
+		}
 		return nil, fmt.Errorf("etcd neither started nor failed within %s", timeout)
 	}
 }
