@@ -41,18 +41,31 @@ const (
 	vapName      = "strata-bench"
 )
 
-// admissionPairs are the admission cells on t (strata), each beside the
-// admission-off server's.
-func (r *runner) admissionPairs(t *target) []pair {
-	on := func(name, ns, who string) op {
-		return op{side: t.side, name: name, pid: t.pid, run: r.createIn(func() kubernetes.Interface { return t.cs }, ns, who)}
+// admissionPairs are the admission cells: creates through a server with
+// the default chain beside the same through one with admission off. Both
+// are servers of their own on strata's etcd, started by the cells'
+// preparation: the main server leads the controllers (the garbage
+// collector and quota controller follow every create), so measured
+// against it the chain would be charged their work too.
+func (r *runner) admissionPairs() []pair {
+	srv := func(off bool, name, ns, who string) op {
+		t := func() *target { return r.env.admissionOn }
+		if off {
+			t = func() *target { return r.env.admissionOff }
+		}
+		return op{side: sideStrata, name: name, prepare: r.prepareAdmissionServers,
+			run:   r.createIn(func() kubernetes.Interface { return t().cs }, ns, who),
+			pidOf: func() int { return t().pid }}
 	}
-	off := func(name, who string) op {
-		return op{side: sideStrata, name: name, prepare: r.prepareAdmissionOff, run: r.createOff(who),
-			pidOf: func() int { return r.env.admissionOff.pid }}
-	}
+	on := func(name, ns, who string) op { return srv(false, name, ns, who) }
+	off := func(name, who string) op { return srv(true, name, namespace, who) }
 	vap := on(opCreateVAP, vapNamespace, "vap")
-	vap.prepare = r.prepareVAP(t)
+	vap.prepare = func(ctx context.Context) error {
+		if err := r.prepareAdmissionServers(ctx); err != nil {
+			return err
+		}
+		return r.createPolicy(ctx, r.env.admissionOn.cs)
+	}
 	return []pair{
 		{strata: on(opCreateAdmission, namespace, "adm"), etcd: off(opCreateAdmissionOff, "off")},
 		{strata: vap, etcd: off(opCreateVAPOff, "vapoff")},
@@ -69,33 +82,40 @@ func (r *runner) createIn(cs func() kubernetes.Interface, ns, who string) func(c
 	}
 }
 
-func (r *runner) createOff(who string) func(context.Context, call) error {
-	return r.createIn(func() kubernetes.Interface { return r.env.admissionOff.cs }, namespace, who)
-}
-
-// offSettle is how long the admission-off server is left alone after it
-// starts: its start-up work (the informers' lists, the garbage
+// offSettle is how long the admission servers are left alone after they
+// start: its start-up work (the informers' lists, the garbage
 // collector's graph of every object) would otherwise slow the first
 // pair's cells, both sides, as the server shares the process.
 const offSettle = 10 * time.Second
 
-// prepareAdmissionOff starts the admission-off server (once, a child
-// process on strata's etcd with every default plugin disabled) and lets
-// it settle.
-func (r *runner) prepareAdmissionOff(ctx context.Context) error {
+// prepareAdmissionServers starts the admission cells' two servers (once,
+// child processes on strata's etcd; the second with every default plugin
+// disabled) and lets them settle.
+func (r *runner) prepareAdmissionServers(ctx context.Context) error {
 	e := r.env
 	if e.admissionOff != nil {
 		return nil
 	}
-	spec := childSpec{Mode: childStrata, DataDir: filepath.Join(e.tmp, "strata-admission-off"),
-		EtcdServers: e.etcd.endpoints, DisableAdmission: strings.Split(admission.DefaultOn(), ", ")}
-	p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata-admission-off.log"))
-	if err != nil {
-		return err
-	}
-	e.admissionOffProc = p
-	if e.admissionOff, err = newTarget(sideStrata, rc, p.cmd.Process.Pid); err != nil {
-		return err
+	for _, off := range []bool{false, true} {
+		name, spec := "strata-admission-on", childSpec{Mode: childStrata, EtcdServers: e.etcd.endpoints}
+		if off {
+			name, spec.DisableAdmission = "strata-admission-off", strings.Split(admission.DefaultOn(), ", ")
+		}
+		spec.DataDir = filepath.Join(e.tmp, name)
+		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, name+".log"))
+		if err != nil {
+			return err
+		}
+		e.admissionProcs = append(e.admissionProcs, p)
+		t, err := newTarget(sideStrata, rc, p.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		if off {
+			e.admissionOff = t
+		} else {
+			e.admissionOn = t
+		}
 	}
 	select {
 	case <-time.After(offSettle):
@@ -105,14 +125,9 @@ func (r *runner) prepareAdmissionOff(ctx context.Context) error {
 	}
 }
 
-// prepareVAP creates the namespace, the policy (three expressions every
+// createPolicy creates the namespace, the policy (three expressions every
 // created ConfigMap passes) and its binding to the namespace, and waits
 // until the policy denies a ConfigMap without the bench's label.
-func (r *runner) prepareVAP(t *target) func(context.Context) error {
-	return func(ctx context.Context) error { return r.createPolicy(ctx, t.cs) }
-}
-
-// createPolicy is prepareVAP's work.
 func (r *runner) createPolicy(ctx context.Context, cs kubernetes.Interface) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: vapNamespace}}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {

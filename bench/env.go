@@ -44,10 +44,10 @@ type env struct {
 	// selected).
 	strata, kube *target
 
-	// admissionOff is the second strata server of the admission cells
-	// (admission.go), started by their first preparation.
-	admissionOff     *target
-	admissionOffProc *process
+	// admissionOn and admissionOff are the admission cells' strata
+	// servers (admission.go), started by their first preparation.
+	admissionOn, admissionOff *target
+	admissionProcs            []*process
 
 	// floor is the bare HTTP/2 server of the create-floor cells
 	// (floor.go), started by the runner once it knows the stored bytes.
@@ -208,7 +208,10 @@ func (e *env) targets() []*target {
 func (e *env) close() error {
 	var errs []error
 	e.floor.close()
-	errs = append(errs, e.kubeProc.stop(), e.admissionOffProc.stop(), e.strataProc.stop())
+	for _, p := range e.admissionProcs {
+		errs = append(errs, p.stop())
+	}
+	errs = append(errs, e.kubeProc.stop(), e.strataProc.stop())
 	if e.stopServer != nil {
 		e.stopServer()
 		if err := waitFor(e.running.Wait, "strata server"); err != nil {

@@ -74,7 +74,7 @@ func (r *runner) pairs() []pair {
 	}
 	if r.env.strata != nil {
 		// strata against itself with admission off: strata only.
-		out = append(out, r.admissionPairs(r.env.strata)...)
+		out = append(out, r.admissionPairs()...)
 	}
 	return out
 }
