@@ -20,18 +20,7 @@ func (k *Kind) GCFinalizers(ctx context.Context, obj metav1.Object, options *met
 	policy := k.gcPolicy(ctx)
 	orphan := shouldOrphanDependents(policy, obj, options)
 	foreground := shouldDeleteDependentsInForeground(policy, obj, options)
-	next := []string{}
-	for _, f := range obj.GetFinalizers() {
-		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
-			next = append(next, f)
-		}
-	}
-	if orphan {
-		next = append(next, metav1.FinalizerOrphanDependents)
-	}
-	if foreground {
-		next = append(next, metav1.FinalizerDeleteDependents)
-	}
+	next := withGCFinalizers(obj.GetFinalizers(), orphan, foreground)
 	if sets.New(obj.GetFinalizers()...).Equal(sets.New(next...)) {
 		return false, obj.GetFinalizers()
 	}
@@ -123,8 +112,14 @@ func NamespaceGCFinalizers(obj metav1.Object, options *metav1.DeleteOptions) []s
 	} else if p := options.PropagationPolicy; p != nil {
 		orphan, foreground = *p == metav1.DeletePropagationOrphan, *p == metav1.DeletePropagationForeground
 	}
+	return withGCFinalizers(obj.GetFinalizers(), orphan, foreground)
+}
+
+// withGCFinalizers is finalizers with the orphan and foregroundDeletion
+// finalizers set as orphan and foreground say, the others kept in order.
+func withGCFinalizers(finalizers []string, orphan, foreground bool) []string {
 	next := []string{}
-	for _, f := range obj.GetFinalizers() {
+	for _, f := range finalizers {
 		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
 			next = append(next, f)
 		}

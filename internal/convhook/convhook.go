@@ -5,16 +5,10 @@
 package convhook
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,13 +17,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stratadev/strata/internal/pki"
 )
 
 // Mode is how the webhook answers.
@@ -68,22 +63,19 @@ func New(t testing.TB) *Hook {
 	return h
 }
 
-// NewFor is a conversion webhook listening on ip, serving a
-// self-signed certificate for dnsName, the name a service reference is
+// NewFor is a conversion webhook listening on ip, serving a certificate
+// for dnsName (internal/pki's CA maker), the name a service reference is
 // called by.
 func NewFor(t testing.TB, dnsName, ip string) *Hook {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	s, err := pki.EnsureServing(t.TempDir(), []string{dnsName})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: dnsName}, DNSNames: []string{dnsName},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	cert, err := tls.LoadX509KeyPair(s.CertFile, s.KeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &Hook{ca: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	h := &Hook{ca: s.CAPEM}
 	h.Srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
@@ -91,7 +83,7 @@ func NewFor(t testing.TB, dnsName, ip string) *Hook {
 	}
 	h.Srv.Listener.Close()
 	h.Srv.Listener = ln
-	h.Srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	h.Srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	h.Srv.StartTLS()
 	t.Cleanup(h.Srv.Close)
 	return h
