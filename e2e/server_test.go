@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/stratadev/strata/internal/freeport"
 )
 
 // Time limits of the server's life cycle.
@@ -208,15 +209,15 @@ func (s *server) waitExit(t *testing.T, timeout time.Duration) int {
 }
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listened on a
-// moment ago, for tests that need to know the port before the start.
+// moment ago, for tests that need to know the port before the start; it is
+// below the ephemeral range, so no outgoing connection takes it meanwhile.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freeport.Loopback(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports[0]
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.

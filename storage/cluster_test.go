@@ -2,10 +2,11 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,27 +14,36 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/stratadev/strata/internal/freeport"
 	"github.com/stratadev/strata/storage/etcd"
 )
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// startCluster starts three embedded members on loopback and returns their
+// servers and stop functions. A free port can still be taken between
+// choosing it and binding it (by another test's listener), so a start that
+// finds a port in use is retried with fresh ports.
+func startCluster(t *testing.T) ([]*etcd.Server, []context.CancelFunc) {
+	for attempt := 1; ; attempt++ {
+		servers, stops, err := tryStartCluster(t)
+		if err == nil {
+			return servers, stops
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || attempt == 5 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; retrying with other ports", attempt, err)
+	}
+}
+
+func tryStartCluster(t *testing.T) ([]*etcd.Server, []context.CancelFunc, error) {
+	const n = 3
+	ports, err := freeport.Loopback(2 * n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startCluster starts three embedded members on loopback and returns their
-// servers and stop functions.
-func startCluster(t *testing.T) ([]*etcd.Server, []context.CancelFunc) {
-	const n = 3
-	peers, clients := make([]int, n), make([]int, n)
+	peers, clients := ports[:n], ports[n:]
 	var initial []string
 	for i := range peers {
-		peers[i], clients[i] = freePort(t), freePort(t)
 		initial = append(initial, fmt.Sprintf("m%d=http://127.0.0.1:%d", i, peers[i]))
 	}
 	servers, stops := make([]*etcd.Server, n), make([]context.CancelFunc, n)
@@ -52,20 +62,20 @@ func startCluster(t *testing.T) ([]*etcd.Server, []context.CancelFunc) {
 		}()
 	}
 	wg.Wait()
-	t.Cleanup(func() {
+	stopAll := func() {
 		for i, stop := range stops {
 			stop()
 			if servers[i] != nil {
 				<-servers[i].Done()
 			}
 		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
-	return servers, stops
+	if err := errors.Join(errs...); err != nil {
+		stopAll()
+		return nil, nil, err
+	}
+	t.Cleanup(stopAll)
+	return servers, stops, nil
 }
 
 // TestThreeMemberCluster: the store keeps serving reads and writes after one
