@@ -351,6 +351,13 @@ func (c *watchCache) waitRevision(ctx context.Context, rev int64, timeout time.D
 	}
 }
 
+// isReady reports whether the cache holds its initial list and follows etcd.
+func (c *watchCache) isReady() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ready
+}
+
 // get returns the cached object at key, or nil. The object is shared.
 func (c *watchCache) get(key string) *unstructured.Unstructured {
 	c.mu.RLock()

@@ -14,6 +14,9 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 		return nil, err
 	}
 	if opts.ResourceVersion == "" {
+		if obj, ok, err := s.getConsistentFromCache(ctx, key, name); ok {
+			return obj, err
+		}
 		obj, _, err := s.getLatest(ctx, key, name)
 		return obj, err
 	}
@@ -24,6 +27,33 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 	if err := s.cache.waitRevision(ctx, rv, s.cfg.TooLargeRVWait); err != nil {
 		return nil, err
 	}
+	return s.cachedCopy(key, name)
+}
+
+// getConsistentFromCache serves a consistent GET (no resourceVersion) from
+// the watch cache, as listConsistentFromCache serves lists: once the cache
+// has reached a revision of etcd read after the request arrived, it holds
+// what a quorum get would return. The revision read is shared with
+// concurrent requests (revisionReader). ok is false when the cache is not
+// ready or cannot catch up in time; the caller then reads etcd.
+func (s *Store) getConsistentFromCache(ctx context.Context, key, name string) (*unstructured.Unstructured, bool, error) {
+	if !s.cache.isReady() {
+		return nil, false, nil
+	}
+	rev, err := s.revisions.current(ctx)
+	if err != nil {
+		return nil, false, nil
+	}
+	if err := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); err != nil {
+		return nil, false, nil
+	}
+	obj, err := s.cachedCopy(key, name)
+	return obj, true, err
+}
+
+// cachedCopy returns a copy of the cached object at key, or why there is
+// none.
+func (s *Store) cachedCopy(key, name string) (*unstructured.Unstructured, error) {
 	if err := s.cache.corruptErr(key); err != nil {
 		return nil, err
 	}

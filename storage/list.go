@@ -58,11 +58,11 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 // listConsistentFromCache serves a consistent list (no resourceVersion)
 // from the watch cache, as kube-apiserver does since ConsistentListFromCache:
 // etcd's current revision is read (a quorum read of one key, without
-// values), and once the cache has reached it the cache holds exactly what
+// values, shared with concurrent requests), and once the cache has reached it the cache holds exactly what
 // a quorum range would return. ok is false when the cache cannot catch up
 // in time; the caller then reads etcd.
 func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool, error) {
-	rev, err := s.currentRevision(ctx)
+	rev, err := s.revisions.current(ctx)
 	if err != nil {
 		return nil, false, nil
 	}

@@ -102,9 +102,11 @@ type Store struct {
 	// versions are the apiVersion rewrites of Config.StorageVersion.
 	versions apiVersions
 	cache    *watchCache
-	log      *slog.Logger
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// revisions reads etcd's revision for consistent reads from the cache.
+	revisions *revisionReader
+	log       *slog.Logger
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
 }
 
 var _ Interface = (*Store)(nil)
@@ -129,6 +131,7 @@ func New(cfg Config) (*Store, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.cache = newWatchCache(s)
+	s.revisions = &revisionReader{read: s.currentRevision, timeout: revisionReadTimeout}
 	s.wg.Add(2)
 	go func() { defer s.wg.Done(); s.cache.run(ctx) }()
 	go func() { defer s.wg.Done(); s.cache.followCompaction(ctx) }()
@@ -180,6 +183,10 @@ func (s *Store) WaitReady(ctx context.Context) error {
 	}
 	return nil
 }
+
+// revisionReadTimeout bounds one shared revision read; callers stop waiting
+// for it when their own contexts end.
+const revisionReadTimeout = 10 * time.Second
 
 // currentRevision returns etcd's newest revision by a quorum read.
 func (s *Store) currentRevision(ctx context.Context) (int64, error) {

@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestRevisionReaderSharesOnlyLaterReads: callers that arrive while a read
+// is in flight do not take its answer (it may predate them) but share the
+// next read, which starts once the first ends; an idle reader starts a read
+// at once.
+func TestRevisionReaderSharesOnlyLaterReads(t *testing.T) {
+	var reads atomic.Int64
+	release := make(chan struct{})
+	started := make(chan int64, 4)
+	r := &revisionReader{timeout: time.Minute, read: func(ctx context.Context) (int64, error) {
+		n := reads.Add(1)
+		started <- n
+		<-release
+		return 100 * n, nil
+	}}
+	ctx := context.Background()
+	first := make(chan int64)
+	go func() { rev, _ := r.current(ctx); first <- rev }()
+	if n := <-started; n != 1 {
+		t.Fatalf("first read started as read %d", n)
+	}
+	var wg sync.WaitGroup
+	later := make([]int64, 5)
+	for i := range later {
+		wg.Add(1)
+		go func() { defer wg.Done(); later[i], _ = r.current(ctx) }()
+	}
+	waitFor(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.next != nil && r.next.callers == 5 })
+	release <- struct{}{}
+	if rev := <-first; rev != 100 {
+		t.Fatalf("first caller got %d, want 100", rev)
+	}
+	if n := <-started; n != 2 {
+		t.Fatalf("second read started as read %d", n)
+	}
+	release <- struct{}{}
+	wg.Wait()
+	for i, rev := range later {
+		if rev != 200 {
+			t.Fatalf("caller %d arriving during read 1 got %d, want 200 (read 2)", i, rev)
+		}
+	}
+	if n := reads.Load(); n != 2 {
+		t.Fatalf("%d reads for 6 callers, want 2", n)
+	}
+	close(release)
+	if rev, err := r.current(ctx); rev != 300 || err != nil {
+		t.Fatalf("idle reader: got %d, %v; want 300 from a new read", rev, err)
+	}
+}
+
+// TestRevisionReaderErrorsAndCancel: a failed read's error reaches its
+// callers, and a caller whose context ends stops waiting.
+func TestRevisionReaderErrorsAndCancel(t *testing.T) {
+	boom := errors.New("etcd unavailable")
+	r := &revisionReader{timeout: time.Minute, read: func(context.Context) (int64, error) { return 0, boom }}
+	if _, err := r.current(context.Background()); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want %v", err, boom)
+	}
+	block := make(chan struct{})
+	defer close(block)
+	r = &revisionReader{timeout: time.Minute, read: func(context.Context) (int64, error) { <-block; return 1, nil }}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := r.current(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want %v", err, context.DeadlineExceeded)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 5s")
+		}
+	}
+}
