@@ -44,9 +44,9 @@ func TestRunTiny(t *testing.T) {
 	checkRows(t, rep, cfg, false)
 	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
-	// create-admission, create-vap and create ÷ floor at each
-	// concurrency, then watch p99 and p50.
-	if n := 17*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// create-admission, create-vap, create ÷ floor, get-floor and
+	// get ÷ floor at each concurrency, then watch p99 and p50.
+	if n := 19*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -60,6 +60,7 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
+		"| floor | get-floor | 4 |", "get-floor ÷ get (req/s)", "get ÷ get-floor (req/s)",
 		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req",
 		"create-admission ÷ create-admission-off (req/s)", "create-vap ÷ create-vap-off (req/s)"} {
 		if !strings.Contains(table.String(), s) {
@@ -108,7 +109,7 @@ func TestRunDecodedListsProfiled(t *testing.T) {
 func wantRows(cfg Config, kube bool) []string {
 	var want []string
 	for _, pair := range [][]string{
-		{"strata/get", "etcd/get"}, {"strata/get-rv0", "etcd/get-serializable"},
+		{"strata/get", "etcd/get", "floor/get-floor"}, {"strata/get-rv0", "etcd/get-serializable"},
 		{"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
@@ -146,7 +147,8 @@ func wantRows(cfg Config, kube bool) []string {
 }
 
 // checkRows checks that rep has the rows wantRows lists, each with
-// operations and no errors, and server CPU exactly on the servers' rows.
+// operations and no errors, and server CPU exactly on the servers' rows
+// (the floor's included: it is a server of its own).
 func checkRows(t *testing.T, rep *Report, cfg Config, kube bool) {
 	t.Helper()
 	var got []string
@@ -155,7 +157,7 @@ func checkRows(t *testing.T, rep *Report, cfg Config, kube bool) {
 		if row.Ops == 0 || row.Errors > 0 {
 			t.Errorf("row %+v: want operations and no errors", row)
 		}
-		server := row.Side == sideStrata || row.Side == sideKube
+		server := row.Side == sideStrata || row.Side == sideKube || row.Side == sideFloor
 		if (row.ServerCPUUsPerOp != nil) != server || server && *row.ServerCPUUsPerOp < 0 {
 			t.Errorf("row %s/%s/%d: server CPU per op %v, want a value on the servers' rows only",
 				row.Side, row.Op, row.Concurrency, row.ServerCPUUsPerOp)

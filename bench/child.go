@@ -50,6 +50,8 @@ type childSpec struct {
 	TokenFile   string
 	// DisableAdmission is --disable-admission-plugins (admission.go).
 	DisableAdmission []string `json:",omitempty"`
+	// Value is what the floor stores and answers (floor.go).
+	Value string `json:",omitempty"`
 }
 
 // RunChild runs the child process this program was started as, if it was
@@ -98,8 +100,29 @@ func (s childSpec) run() error {
 		fmt.Println("ready", strings.Join(srv.Endpoints(), ","))
 		<-srv.Done()
 		return nil
+	case childFloor:
+		return s.runFloor(ctx)
 	}
 	return fmt.Errorf("unknown child mode %q", s.Mode)
+}
+
+// runFloor serves the floor (floor.go) until ctx ends; its ready line
+// carries the server's URL.
+func (s childSpec) runFloor(ctx context.Context) error {
+	cfg, err := etcd.Options{Servers: s.EtcdServers}.Complete()
+	if err != nil {
+		return fmt.Errorf("etcd options: %w", err)
+	}
+	raw, err := cfg.Client()
+	if err != nil {
+		return fmt.Errorf("etcd client: %w", err)
+	}
+	defer raw.Close()
+	srv := serveFloor(raw, s.Value)
+	defer srv.Close()
+	fmt.Println("ready", srv.URL)
+	<-ctx.Done()
+	return nil
 }
 
 // options are strata server's options for the bench: loopback, a free

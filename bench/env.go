@@ -49,8 +49,8 @@ type env struct {
 	admissionOn, admissionOff *target
 	admissionProcs            []*process
 
-	// floor is the bare HTTP/2 server of the create-floor cells
-	// (floor.go), started by the runner once it knows the stored bytes.
+	// floor is the bare HTTP/2 server of the floor cells (floor.go),
+	// started by the runner once it knows the stored bytes.
 	floor *floor
 }
 
@@ -206,8 +206,7 @@ func (e *env) targets() []*target {
 
 // close stops the servers, then etcd, and removes the temporary directory.
 func (e *env) close() error {
-	var errs []error
-	e.floor.close()
+	errs := []error{e.floor.close()}
 	for _, p := range e.admissionProcs {
 		errs = append(errs, p.stop())
 	}

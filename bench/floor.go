@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -15,59 +16,106 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// The floor is what any API server in front of etcd pays for a create,
-// whatever it does with the object: client-go's request and response,
-// HTTP/2 over TLS on loopback, and the same etcd put. Its handler does
-// nothing else: it reads the body without decoding it, puts the bytes
-// strata stores for a ConfigMap under a new key, and answers them with
-// 201. Measured beside strata's create and etcd's put, floor ÷ put is the
-// highest create ÷ put any server could reach on this machine with this
-// client.
+// The floor is what any API server in front of etcd pays for a request,
+// whatever it does with the object: client-go's request and response, and
+// HTTP/2 over TLS on loopback — and, for a create, the same etcd put. Its
+// handler does nothing else: a POST reads the body without decoding it,
+// puts the bytes strata stores for a ConfigMap under a new key and answers
+// them with 201; a GET answers those bytes with 200. Measured beside
+// strata's cells, floor ÷ put is the highest create ÷ put any server could
+// reach on this machine with this client, and the floor's CPU per request
+// (it runs as a child process, as strata does) is the least any server
+// spends on one: no server's CPU per request can fall below it.
 
 const (
 	opCreateFloor = "create-floor"
+	opGetFloor    = "get-floor"
 	sideFloor     = "floor"
+	childFloor    = "floor"
 )
 
-// floor is the bare HTTP/2 server and its client.
+// floor is the bare HTTP/2 server, its client, and its process (nil when
+// it runs in this process, under -in-process).
 type floor struct {
-	srv *httptest.Server
-	cs  kubernetes.Interface
+	srv  *httptest.Server // in this process only
+	proc *process
+	cs   kubernetes.Interface
 }
 
-// startFloor starts the floor server on loopback, putting value to raw.
-func startFloor(raw *clientv3.Client, value string) (*floor, error) {
+// floorHandler puts value to raw on a POST and answers value on a GET.
+func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	var n atomic.Int64
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if err := putIfAbsent(r.Context(), raw, fmt.Sprintf("%sfloor/%d", rawPrefix, n.Add(1)), value); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
+		status := http.StatusOK
+		if r.Method == http.MethodPost {
+			if err := putIfAbsent(r.Context(), raw, fmt.Sprintf("%sfloor/%d", rawPrefix, n.Add(1)), value); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			status = http.StatusCreated
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
+		w.WriteHeader(status)
 		io.WriteString(w, value)
 	})
-	srv := httptest.NewUnstartedServer(h) // on 127.0.0.1
+}
+
+// serveFloor starts the floor server on a free loopback port.
+func serveFloor(raw *clientv3.Client, value string) *httptest.Server {
+	srv := httptest.NewUnstartedServer(floorHandler(raw, value)) // on 127.0.0.1
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
-	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+	return srv
+}
+
+// startFloor starts the floor server: in this process when inProcess is
+// set, else as a child process with an etcd client of its own.
+func (e *env) startFloor(ctx context.Context, inProcess bool, value string) (*floor, error) {
+	f := &floor{}
+	url := ""
+	if inProcess {
+		f.srv = serveFloor(e.raw, value)
+		url = f.srv.URL
+	} else {
+		spec := childSpec{Mode: childFloor, EtcdServers: e.etcd.endpoints, Value: value}
+		p, words, err := startChild(ctx, spec, filepath.Join(e.tmp, "floor.log"))
+		if err != nil {
+			return nil, err
+		}
+		f.proc, url = p, words
+	}
+	cfg := &rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{Insecure: true},
 		QPS: -1, Burst: 1 << 20, UserAgent: "strata-bench"}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		srv.Close()
+		f.close()
 		return nil, fmt.Errorf("bench: floor client: %w", err)
 	}
-	return &floor{srv: srv, cs: cs}, nil
+	f.cs = cs
+	return f, nil
 }
 
-func (f *floor) close() {
-	if f != nil {
-		f.srv.Close()
+// pid is the floor's process (0: this one, not measured).
+func (f *floor) pid() int {
+	if f == nil || f.proc == nil {
+		return 0
 	}
+	return f.proc.cmd.Process.Pid
+}
+
+func (f *floor) close() error {
+	switch {
+	case f == nil:
+	case f.srv != nil:
+		f.srv.Close()
+	default:
+		return f.proc.stop()
+	}
+	return nil
 }
 
 // floorCreate is strataCreate against the floor server.
@@ -80,12 +128,31 @@ func (r *runner) floorCreate(ctx context.Context, c call) error {
 	return err
 }
 
-// prepareFloor starts the floor server (once the stored bytes are known).
-func (r *runner) prepareFloor(context.Context) error {
-	f, err := startFloor(r.env.raw, r.value)
+// floorGet is get against the floor server.
+func (r *runner) floorGet(ctx context.Context, c call) error {
+	cm, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
+	if err == nil && cm.Name == "" {
+		err = errors.New("floor server answered a ConfigMap without a name")
+	}
+	return err
+}
+
+// prepareFloor starts the floor server (once the stored bytes are known),
+// for whichever of its cells runs first.
+func (r *runner) prepareFloor(ctx context.Context) error {
+	if r.env.floor != nil {
+		return nil
+	}
+	f, err := r.env.startFloor(ctx, r.cfg.InProcess, r.value)
 	if err != nil {
 		return err
 	}
 	r.env.floor = f
 	return nil
+}
+
+// floorOp is the floor's op name, run by run.
+func (r *runner) floorOp(name string, run func(context.Context, call) error) *op {
+	return &op{side: sideFloor, name: name, prepare: r.prepareFloor, run: run,
+		pidOf: func() int { return r.env.floor.pid() }}
 }

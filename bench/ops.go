@@ -85,7 +85,8 @@ func (r *runner) pairsFor(t *target) []pair {
 		return op{side: t.side, name: name, pid: t.pid, run: run}
 	}
 	lists := []pair{
-		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)}},
+		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)},
+			floor: r.floorOp(opGetFloor, r.floorGet)},
 		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
 		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)}},
 		{strata: s(opListRV0, r.list(t, "0")), etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
@@ -94,7 +95,7 @@ func (r *runner) pairsFor(t *target) []pair {
 	patch.prepare, update.prepare, apply.prepare = r.preparePatch(t), r.prepareUpdate(t), r.prepareApply(t)
 	writes := []pair{
 		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
-			floor: &op{side: sideFloor, name: opCreateFloor, prepare: r.prepareFloor, run: r.floorCreate}},
+			floor: r.floorOp(opCreateFloor, r.floorCreate)},
 		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
 			more: []op{update, apply, apply2}},
 	}

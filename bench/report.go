@@ -60,7 +60,7 @@ type Row struct {
 	P99Ms       float64 `json:"p99_ms"`
 	// ServerCPUSeconds is the server process's CPU time (user + system)
 	// over the cell, ServerCPUUsPerOp that ÷ Ops in microseconds; nil for
-	// raw etcd, the floor and in-process strata (not measured).
+	// raw etcd and for in-process servers (not measured).
 	ServerCPUSeconds *float64 `json:"server_cpu_seconds,omitempty"`
 	ServerCPUUsPerOp *float64 `json:"server_cpu_us_per_op,omitempty"`
 	Note             string   `json:"note,omitempty"`
@@ -111,7 +111,13 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideStrata, strata: opCreateVAP, etcd: opCreateVAPOff, atLeast: 0.75, at: []int{16}},
 	// issue 18: strata's create at least 0.90 of the floor.
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFloor, atLeast: 0.90, at: []int{16}},
+	{side: sideFloor, strata: opGetFloor, etcd: opGet},
+	{otherSide: sideFloor, strata: opGet, etcd: opGetFloor},
 }
+
+// floorOps pair each floor operation with the server operation whose CPU
+// per request it bounds from below.
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet}}
 
 // kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
 // issue 18's targets at 16 clients: throughput at least 3× kube's
@@ -212,6 +218,7 @@ func (r *Report) finishKube() {
 			}
 		}
 	}
+	r.KubeRatios = append(r.KubeRatios, r.floorKubeRatios()...)
 	st, ok1 := r.Row(sideStrata, opWatch, r.Watchers)
 	kt, ok2 := r.Row(sideKube, opWatch, r.Watchers)
 	if ok1 && ok2 && kt.P99Ms > 0 {
@@ -221,6 +228,24 @@ func (r *Report) finishKube() {
 				*kt.ServerCPUUsPerOp, false, false))
 		}
 	}
+}
+
+// floorKubeRatios are the floor's CPU per request ÷ kube-apiserver's for
+// the same operation: the least ratio any server could reach, since every
+// server does at least the floor's work.
+func (r *Report) floorKubeRatios() []Ratio {
+	var qs []Ratio
+	for _, fo := range floorOps {
+		for _, c := range r.Concurrency {
+			ft, ok1 := r.Row(sideFloor, fo[0], c)
+			kt, ok2 := r.Row(sideKube, fo[1], c)
+			if ok1 && ok2 && ft.ServerCPUUsPerOp != nil && kt.ServerCPUUsPerOp != nil && *kt.ServerCPUUsPerOp > 0 {
+				qs = append(qs, kubeRatio(fo[0]+" ÷ kube "+fo[1], "CPU µs/req", c, *ft.ServerCPUUsPerOp,
+					*kt.ServerCPUUsPerOp, false, false))
+			}
+		}
+	}
+	return qs
 }
 
 // kubeRatio is strata's value ÷ kube-apiserver's, with issue 18's target
@@ -311,6 +336,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
+		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
+			"the etcd put, nothing else) ÷ kube-apiserver's; no server's CPU per request can be below the floor's\n")
 	}
 	r.writeFootprint(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {
