@@ -35,9 +35,12 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 // has reached a revision of etcd read after the request arrived, it holds
 // what a quorum get would return. The revision read is shared with
 // concurrent requests (revisionReader). ok is false when the cache is not
-// ready or cannot catch up in time; the caller then reads etcd.
+// ready or cannot catch up in time; the caller then reads etcd. A store
+// that converts between versions (Config.Convert) always reads etcd, so
+// that every consistent GET converts as kube-apiserver's does: a
+// conversion webhook is called on each, and its failure is the GET's.
 func (s *Store) getConsistentFromCache(ctx context.Context, key, name string) (*unstructured.Unstructured, bool, error) {
-	if !s.cache.isReady() {
+	if s.cfg.Convert != nil || !s.cache.isReady() {
 		return nil, false, nil
 	}
 	rev, err := s.revisions.current(ctx)
