@@ -62,6 +62,8 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
 	}
+	clock := newStartClock(log)
+	clock.step("before start")
 	etcdCtx, stopEtcd := context.WithCancel(context.Background())
 	etcdSrv, client, err := startEtcd(etcdCtx, o)
 	if err != nil {
@@ -73,7 +75,8 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 		stopEtcd()
 		<-etcdSrv.Done()
 	}
-	r, err := startAPI(ctx, o, client, log, cleanup)
+	clock.step("etcd")
+	r, err := startAPI(ctx, o, client, log, clock, cleanup)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -102,7 +105,7 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	return srv, client, nil
 }
 
-func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, cleanup func()) (*Running, error) {
+func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, clock *startClock, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
@@ -133,6 +136,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	logNewCredentials(log, before, credentialFiles(o))
+	clock.step("credentials")
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	az := newAuthorization()
 	adm := &lateAdmission{}
@@ -147,14 +151,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	undo = append(undo, api.Close)
+	clock.step("api")
 	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := api.WaitReady(readyCtx); err != nil {
 		return fail(err)
 	}
+	clock.step("stores ready")
 	if err := api.EnsureNamespaces(readyCtx); err != nil {
 		return fail(err)
 	}
+	clock.step("namespaces")
 	sh, err := newShared(api)
 	if err != nil {
 		return fail(err)
@@ -167,6 +174,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := az.prepare(readyCtx, o, sh); err != nil {
 		return fail(err)
 	}
+	clock.step("authorizer")
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
@@ -189,26 +197,35 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	undo = append(undo, func() { ln.Close() })
 	sa.serveDiscovery(ln.Addr(), log)
-	// Before serving (the controllers reach the API in-process), so that a
-	// ready server has repaired its allocations and a shutdown never meets
-	// them half started.
-	stopControllers := startControllers(o, sh, caPEM, log)
-	undo = append(undo, stopControllers)
-	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	// The informers serving reads (the authorizer's, the authenticator's,
+	// the admission plugins', the webhooks' service resolver's) are
+	// requested and started before the controllers request theirs, so
+	// that readiness waits for these only (shared.startServing).
+	chain, err := newAdmission(o, sh, az, ln.Addr())
 	if err != nil {
-		return fail(err)
-	}
-	undo = append(undo, kubernetesService.Stop)
-	if err := startAdmission(o, sh, az, ln.Addr(), adm); err != nil {
 		return fail(err)
 	}
 	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
 	if err != nil {
 		return fail(err)
 	}
+	servingSynced := sh.startServing()
+	// Before serving (the controllers reach the API in-process), so that a
+	// ready server has repaired its allocations and a shutdown never meets
+	// them half started.
+	stopControllers := startControllers(o, sh, caPEM, log)
+	undo = append(undo, stopControllers)
+	clock.step("controllers")
+	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, kubernetesService.Stop)
+	clock.step("kubernetes service")
+	adm.c.Store(chain)
 	api.SetServiceResolver(webhooks)
 	sh.start()
-	if err := az.wait(readyCtx, sh); err != nil {
+	if err := az.wait(readyCtx, servingSynced, clock); err != nil {
 		return fail(err)
 	}
 	scheme := "https"
@@ -237,6 +254,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if o.PlainHTTP {
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
+	clock.step("serving")
 	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
 	go func() {
 		var err error
