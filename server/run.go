@@ -210,12 +210,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	servingSynced := sh.startServing()
-	// Before serving (the controllers reach the API in-process), so that a
-	// ready server has repaired its allocations and a shutdown never meets
-	// them half started.
-	stopControllers := startControllers(o, sh, caPEM, log)
-	undo = append(undo, stopControllers)
-	clock.step("controllers")
+	clock.step("admission")
+	// Before serving, so that a ready server has repaired its allocations
+	// and a shutdown never meets them half started.
 	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
 	if err != nil {
 		return fail(err)
@@ -224,10 +221,19 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	clock.step("kubernetes service")
 	adm.c.Store(chain)
 	api.SetServiceResolver(webhooks)
-	sh.start()
 	if err := az.wait(readyCtx, servingSynced, clock); err != nil {
 		return fail(err)
 	}
+	// The kube-controller-manager controllers start once the API is
+	// ready, as they would in a process of their own: their first lists
+	// (with many objects, seconds of CPU: the ConfigMaps, the garbage
+	// collector's metadata of everything) are not the API's start-up.
+	// Before serving (they reach the API in-process), so that a shutdown
+	// never meets them half started.
+	stopControllers := startControllers(o, sh, caPEM, log)
+	undo = append(undo, stopControllers)
+	sh.start()
+	clock.step("controllers")
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
