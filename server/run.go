@@ -224,6 +224,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := az.wait(readyCtx, servingSynced, clock); err != nil {
 		return fail(err)
 	}
+	if err := api.WaitOpenAPI(readyCtx); err != nil {
+		return fail(err)
+	}
+	clock.step("openapi")
 	// The kube-controller-manager controllers start once the API is
 	// ready, as they would in a process of their own: their first lists
 	// (with many objects, seconds of CPU: the ConfigMaps, the garbage
