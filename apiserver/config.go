@@ -44,6 +44,9 @@ type Config struct {
 	Client *clientv3.Client
 	// Kinds are the served kinds; default registry.Builtin().
 	Kinds []*registry.Kind
+	// OpenAPI is the OpenAPI documents of Kinds, started ahead
+	// (BuildOpenAPI); nil: New starts it.
+	OpenAPI *OpenAPIBuild
 	// PatchCompat selects the strategic-merge-patch behaviour: strata's
 	// default or apimachinery's exact one.
 	PatchCompat strategicpatch.Compat
@@ -147,7 +150,7 @@ type Server struct {
 	mu         sync.Mutex
 	crds       *crdController
 	namespaces *resource
-	openapi    *lateOpenAPI
+	openapi    *OpenAPIBuild
 	ctx        context.Context
 	cancel     context.CancelFunc
 	// watchesEnd closes when EndWatches is called.
@@ -206,7 +209,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
 	s.setAuthorization()
-	s.openapi = buildOpenAPI(cfg.Kinds, cfg.Version.GitVersion)
+	if s.openapi = cfg.OpenAPI; s.openapi == nil {
+		s.openapi = BuildOpenAPI(cfg.Kinds, cfg.Version.GitVersion)
+	}
 	// Server-side apply's type models take a few hundred milliseconds to
 	// build: build them now, beside start-up, not in the first write.
 	go func() {

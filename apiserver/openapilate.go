@@ -9,19 +9,23 @@ import (
 	"github.com/stratadev/strata/registry"
 )
 
-// lateOpenAPI is the OpenAPI service, built beside the rest of the start:
-// its v3 documents take about half a second of CPU, which the start-up
-// spent waiting (issue 18). Requests for the documents, and the CRD
-// controller's changes to them, wait until it is built.
-type lateOpenAPI struct {
+// OpenAPIBuild is the OpenAPI service of the built-in kinds, built beside
+// the rest of the start: its v3 documents take about half a second of
+// CPU, which the start-up spent waiting (issue 18). Requests for the
+// documents, and the CRD controller's changes to them, wait until it is
+// built.
+type OpenAPIBuild struct {
 	done chan struct{}
 	svc  *openapi.Service
 	err  error
 }
 
-// buildOpenAPI starts building the documents of kinds.
-func buildOpenAPI(kinds []*registry.Kind, gitVersion string) *lateOpenAPI {
-	l := &lateOpenAPI{done: make(chan struct{})}
+// BuildOpenAPI starts building the documents of kinds (registry.Builtin,
+// as Config.Kinds defaults to), gitVersion in their info: a server can
+// start it before its etcd, which the documents do not need, and hand it
+// to New (Config.OpenAPI).
+func BuildOpenAPI(kinds []*registry.Kind, gitVersion string) *OpenAPIBuild {
+	l := &OpenAPIBuild{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		l.svc, l.err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(kinds),
@@ -34,7 +38,7 @@ func buildOpenAPI(kinds []*registry.Kind, gitVersion string) *lateOpenAPI {
 }
 
 // wait returns the service once it is built.
-func (l *lateOpenAPI) wait(ctx context.Context) (*openapi.Service, error) {
+func (l *OpenAPIBuild) wait(ctx context.Context) (*openapi.Service, error) {
 	select {
 	case <-l.done:
 		return l.svc, l.err
@@ -45,7 +49,7 @@ func (l *lateOpenAPI) wait(ctx context.Context) (*openapi.Service, error) {
 
 // install serves /openapi/v2 and /openapi/v3 on mux, each request once the
 // documents are built.
-func (l *lateOpenAPI) install(mux *http.ServeMux) {
+func (l *OpenAPIBuild) install(mux *http.ServeMux) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		svc, err := l.wait(r.Context())
 		if err != nil {

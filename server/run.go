@@ -28,6 +28,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
+	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
 )
@@ -64,6 +65,11 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	}
 	clock := newStartClock(log)
 	clock.step("before start")
+	// What needs no etcd starts first, beside etcd's own start (mostly
+	// disk): the OpenAPI documents and server-side apply's type models,
+	// which take a second of CPU between them (issue 18).
+	openAPI := apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion)
+	go func() { _ = registry.WarmFieldManagers() }() // apiserver.New reports an error
 	etcdCtx, stopEtcd := context.WithCancel(context.Background())
 	etcdSrv, client, err := startEtcd(etcdCtx, o)
 	if err != nil {
@@ -76,7 +82,7 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 		<-etcdSrv.Done()
 	}
 	clock.step("etcd")
-	r, err := startAPI(ctx, o, client, log, clock, cleanup)
+	r, err := startAPI(ctx, o, client, log, clock, openAPI, cleanup)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -105,7 +111,8 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	return srv, client, nil
 }
 
-func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, clock *startClock, cleanup func()) (*Running, error) {
+func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, clock *startClock,
+	openAPI *apiserver.OpenAPIBuild, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
@@ -141,7 +148,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	az := newAuthorization()
 	adm := &lateAdmission{}
 	space := storage.NewSpaceGuard(client, log)
-	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
+	api, err := apiserver.New(apiserver.Config{Client: client, OpenAPI: openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
 		WebhookAuthWrapper: serviceDial(o.webhookDial),
 		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
