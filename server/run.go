@@ -67,8 +67,10 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	clock.step("before start")
 	// What needs no etcd starts first, beside etcd's own start (mostly
 	// disk): the OpenAPI documents and server-side apply's type models,
-	// which take a second of CPU between them (issue 18).
-	openAPI := apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion)
+	// which take a second of CPU between them (issue 18); startEtcd makes
+	// the credentials likewise.
+	early := earlyWork{openAPI: apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
+		credentialsBefore: credentialFiles(o)}
 	go func() { _ = registry.WarmFieldManagers() }() // apiserver.New reports an error
 	etcdCtx, stopEtcd := context.WithCancel(context.Background())
 	etcdSrv, client, err := startEtcd(etcdCtx, o)
@@ -82,7 +84,7 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 		<-etcdSrv.Done()
 	}
 	clock.step("etcd")
-	r, err := startAPI(ctx, o, client, log, clock, openAPI, cleanup)
+	r, err := startAPI(ctx, o, client, log, clock, early, cleanup)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -101,7 +103,17 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 		return nil, nil, err
 	}
 	srv := etcd.NewServer(cfg)
-	if err := srv.Run(ctx); err != nil {
+	if err := srv.Lock(); err != nil {
+		return nil, nil, err
+	}
+	// The data directory is this process's (an embedded member's lock is
+	// held; external etcd leaves it unlocked, as before): the credentials
+	// a first start makes are made beside etcd's start, and done before
+	// this returns, whatever happened.
+	credentialsMade := makeCredentials(o)
+	err = srv.Run(ctx)
+	credentialsMade()
+	if err != nil {
 		return nil, nil, err
 	}
 	client, err := srv.Client()
@@ -111,8 +123,15 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	return srv, client, nil
 }
 
+// earlyWork is what Start began before etcd started.
+type earlyWork struct {
+	openAPI *apiserver.OpenAPIBuild
+	// credentialsBefore is credentialFiles before makeCredentials.
+	credentialsBefore map[string]bool
+}
+
 func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, clock *startClock,
-	openAPI *apiserver.OpenAPIBuild, cleanup func()) (*Running, error) {
+	early earlyWork, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
@@ -137,18 +156,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err != nil {
 		return fail(err)
 	}
-	before := credentialFiles(o)
 	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor, anonymous(o, log))
 	if err != nil {
 		return fail(err)
 	}
-	logNewCredentials(log, before, credentialFiles(o))
+	logNewCredentials(log, early.credentialsBefore, credentialFiles(o))
 	clock.step("credentials")
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	az := newAuthorization()
 	adm := &lateAdmission{}
 	space := storage.NewSpaceGuard(client, log)
-	api, err := apiserver.New(apiserver.Config{Client: client, OpenAPI: openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
+	api, err := apiserver.New(apiserver.Config{Client: client, OpenAPI: early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
 		WebhookAuthWrapper: serviceDial(o.webhookDial),
 		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,

@@ -76,14 +76,31 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// start locks and checks the data directory and starts the member.
-func (s *Server) start() (*embed.Etcd, error) {
-	dir := s.cfg.opts.DataDir
-	lock, err := lockDataDir(dir)
+// Lock takes the embedded member's data directory lock ahead of Run,
+// which otherwise takes it: a second process on the directory fails here,
+// and the caller may then write beside the directory while Run starts the
+// member. Run must follow a successful Lock (it releases the lock when it
+// fails, or once the member has stopped). For external etcd it does
+// nothing.
+func (s *Server) Lock() error {
+	if !s.cfg.Embedded() || s.lock != nil {
+		return nil
+	}
+	lock, err := lockDataDir(s.cfg.opts.DataDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.lock = lock
+	return nil
+}
+
+// start locks (unless Lock did) and checks the data directory and starts
+// the member.
+func (s *Server) start() (*embed.Etcd, error) {
+	dir := s.cfg.opts.DataDir
+	if err := s.Lock(); err != nil {
+		return nil, err
+	}
 	if err := checkDataDir(dir); err != nil {
 		return nil, err
 	}
