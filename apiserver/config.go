@@ -44,6 +44,9 @@ type Config struct {
 	Client *clientv3.Client
 	// Kinds are the served kinds; default registry.Builtin().
 	Kinds []*registry.Kind
+	// OpenAPI is the OpenAPI documents of Kinds, started ahead
+	// (BuildOpenAPI); nil: New starts it.
+	OpenAPI *OpenAPIBuild
 	// PatchCompat selects the strategic-merge-patch behaviour: strata's
 	// default or apimachinery's exact one.
 	PatchCompat strategicpatch.Compat
@@ -147,7 +150,7 @@ type Server struct {
 	mu         sync.Mutex
 	crds       *crdController
 	namespaces *resource
-	openapi    *openapi.Service
+	openapi    *OpenAPIBuild
 	ctx        context.Context
 	cancel     context.CancelFunc
 	// watchesEnd closes when EndWatches is called.
@@ -206,10 +209,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
 	s.setAuthorization()
-	if s.openapi, err = openapi.New(registry.OpenAPIDefinitions, openAPIScheme, openAPIResources(cfg.Kinds),
-		openapi.WithInfo("Kubernetes", cfg.Version.GitVersion)); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("apiserver: OpenAPI documents: %w", err)
+	if s.openapi = cfg.OpenAPI; s.openapi == nil {
+		s.openapi = BuildOpenAPI(cfg.Kinds, cfg.Version.GitVersion)
 	}
 	// Server-side apply's type models take a few hundred milliseconds to
 	// build: build them now, beside start-up, not in the first write.
@@ -344,7 +345,8 @@ func openAPIResource(k *registry.Kind) openapi.Resource {
 }
 
 // WaitReady blocks until every store's watch cache holds its initial list
-// and the CRDs stored at start are served.
+// and the CRDs stored at start are served (WaitOpenAPI waits for the
+// OpenAPI documents).
 func (s *Server) WaitReady(ctx context.Context) error {
 	if s.crds != nil {
 		if err := s.crds.waitSynced(ctx); err != nil {

@@ -28,10 +28,15 @@ func (c *crdController) publishOpenAPI(next *served, now, old *installedCRD) {
 			}
 		}
 	}
+	svc, err := c.s.openapi.wait(c.s.ctx)
+	if err != nil {
+		c.s.log.Error("publishing the OpenAPI schema of custom resources", "err", err)
+		return
+	}
 	for _, gv := range all {
 		resources, defs, err := customOpenAPI(next, gv)
 		if err == nil {
-			err = c.s.openapi.SetGroupVersion(gv, resources, defs)
+			err = svc.SetGroupVersion(gv, resources, defs)
 		}
 		if err != nil {
 			c.s.log.Error("publishing the OpenAPI schema of custom resources", "groupVersion", gv.String(), "err", err)

@@ -40,7 +40,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.installHealth(mux)
 	mux.HandleFunc("/version", s.serveVersion)
-	s.openapi.Install(mux)
+	s.openapi.install(mux)
 	mux.HandleFunc("/api", s.serveAPI)
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)

@@ -90,6 +90,9 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		PublicServicePort:  k.SecurePort,
 	}, client, services)
 	c := &Controller{ctrl: ctrl, stop: make(chan struct{})}
+	// The Services informer lists while the repairs run: the controller's
+	// Start polls for its sync every 100 ms, and finds it done at once.
+	factory.Start(c.stop)
 	if k.Repair != nil {
 		// The kubernetes Service is created from repaired bitmaps.
 		if err := k.Repair.start(ctx, client, c.stop); err != nil {
@@ -103,7 +106,6 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		c.stopCIDR = cancel
 		go defaultservicecidr.NewController(*k.ServiceCIDR, net.IPNet{}, client).Start(cidrCtx)
 	}
-	factory.Start(c.stop)
 	synced := make(chan struct{})
 	go func() {
 		ctrl.Start(c.stop) // waits for the informer, then runs in the background

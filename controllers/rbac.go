@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/controller/clusterroleaggregation"
 	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
@@ -50,9 +50,9 @@ func startRoleAggregation(ctx context.Context, t *term) error {
 }
 
 // Bootstrap creates or reconciles the bootstrap policy through the
-// loopback client with kube-apiserver's own hook (PolicyData.EnsureRBACPolicy:
-// retried every second for up to 30 seconds), and returns once it is in
-// place.
+// loopback client as kube-apiserver's own hook does (retried every second
+// for up to 30 seconds; ensurePolicy says what differs), and returns once
+// it is in place.
 func (c *RBAC) Bootstrap(ctx context.Context) error {
 	policy := &rbacrest.PolicyData{
 		ClusterRoles:               append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...),
@@ -62,8 +62,11 @@ func (c *RBAC) Bootstrap(ctx context.Context) error {
 		ClusterRolesToAggregate:    bootstrappolicy.ClusterRolesToAggregate(),
 		ClusterRoleBindingsToSplit: bootstrappolicy.ClusterRoleBindingsToSplit(),
 	}
-	hook := policy.EnsureRBACPolicy()
-	if err := hook(genericapiserver.PostStartHookContext{LoopbackClientConfig: c.loopback, Context: ctx}); err != nil {
+	client, err := kubernetes.NewForConfig(c.loopback)
+	if err != nil {
+		return fmt.Errorf("%s: %w", RBACBootstrapCheck, err)
+	}
+	if err := ensurePolicy(ctx, policy, client); err != nil {
 		return fmt.Errorf("%s: %w", RBACBootstrapCheck, err)
 	}
 	c.done.Store(true)

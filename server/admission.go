@@ -38,20 +38,19 @@ func (l *lateAdmission) Validate(ctx context.Context, op upstreamadmission.Opera
 	return nil
 }
 
-// startAdmission builds the chain on the shared informers (before they
+// newAdmission builds the chain on the shared informers (before they
 // start, so that the plugins' informers are among them); addr is where
 // the server listens (kubernetes.default.svc for webhooks).
-func startAdmission(o *Options, sh *shared, az *authorization, addr net.Addr, late *lateAdmission) error {
+func newAdmission(o *Options, sh *shared, az *authorization, addr net.Addr) (*admission.Chain, error) {
 	self := &url.URL{Scheme: "https", Host: dialAddress(addr)}
 	chain, err := admission.New(o.Admission, admission.Deps{
 		Loopback: sh.loop.Config(), Client: sh.client, Informers: sh.informers, Authorizer: &az.late,
 		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop, Dial: o.webhookDial,
 	}, registry.Builtin())
 	if err != nil {
-		return fmt.Errorf("admission: %w", err)
+		return nil, fmt.Errorf("admission: %w", err)
 	}
-	late.c.Store(chain)
-	return nil
+	return chain, nil
 }
 
 // serviceDial makes the webhook clients of service references dial with

@@ -122,9 +122,9 @@ func (a *authorization) prepare(ctx context.Context, o *Options, sh *shared) err
 }
 
 // wait returns once the bootstrap policy is in place and the informers
-// the authorizer reads have listed, so that a served request is decided
-// on the policy.
-func (a *authorization) wait(ctx context.Context, sh *shared) error {
+// serving reads have listed (servingSynced), among them the authorizer's,
+// so that a served request is decided on the policy.
+func (a *authorization) wait(ctx context.Context, servingSynced func(context.Context) error, clock *startClock) error {
 	select {
 	case err := <-a.bootstrap:
 		if err != nil {
@@ -133,11 +133,11 @@ func (a *authorization) wait(ctx context.Context, sh *shared) error {
 	case <-ctx.Done():
 		return fmt.Errorf("%s: %w", controllers.RBACBootstrapCheck, ctx.Err())
 	}
-	for typ, ok := range sh.informers.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("authorization: the informer of %v has not listed: %w", typ, ctx.Err())
-		}
+	clock.step("rbac bootstrap")
+	if err := servingSynced(ctx); err != nil {
+		return fmt.Errorf("authorization: %w", err)
 	}
+	clock.step("informers synced")
 	return nil
 }
 

@@ -23,7 +23,7 @@ type controllerOptions struct {
 // --controllers selects (serviceaccount, root CA publisher, cluster-role
 // aggregation, garbage collector, resource quota) on the shared informers
 // while this server leads the servers sharing its etcd (called before
-// sh.start, so that the informers they follow start with the others).
+// sh.start, which starts the informers they follow, once the API is ready).
 // The returned stop ends them and then gives up the lead, before the
 // loopback closes.
 func startControllers(o *Options, sh *shared, caPEM []byte, log *slog.Logger) (stop func()) {

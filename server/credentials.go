@@ -29,3 +29,27 @@ func logNewCredentials(log *slog.Logger, before, after map[string]bool) {
 		}
 	}
 }
+
+// makeCredentials makes, beside etcd's start, the credentials a first
+// start generates in the data directory: the admin token, the CA and
+// serving certificate, the service-account signing key (generating the
+// keys takes 0.1 to 0.5 s of CPU; etcd's start is mostly disk). startAPI's
+// own calls then find them; they repeat any error made here, which is why
+// it is dropped. Call it only with the data directory locked (two
+// processes would make different keys), and the returned wait before
+// going on, whatever happened, so that nothing writes into the directory
+// afterwards.
+func makeCredentials(o *Options) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = pki.EnsureToken(o.pkiDir())
+		if !o.PlainHTTP && o.TLSCertFile == "" {
+			_, _ = pki.EnsureServing(o.pkiDir(), servingHosts(o.BindAddress))
+		}
+		if o.ServiceAccounts.SigningKeyFile == "" {
+			_, _ = pki.EnsureServiceAccountKey(o.pkiDir())
+		}
+	}()
+	return func() { <-done }
+}

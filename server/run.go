@@ -28,6 +28,7 @@ import (
 	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
 	"github.com/stratadev/strata/internal/pki"
+	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 	"github.com/stratadev/strata/storage/etcd"
 )
@@ -62,6 +63,15 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", o.DataDir, err)
 	}
+	clock := newStartClock(log)
+	clock.step("before start")
+	// What needs no etcd starts first, beside etcd's own start (mostly
+	// disk): the OpenAPI documents and server-side apply's type models,
+	// which take a second of CPU between them (issue 18); startEtcd makes
+	// the credentials likewise.
+	early := earlyWork{openAPI: apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
+		credentialsBefore: credentialFiles(o)}
+	go func() { _ = registry.WarmFieldManagers() }() // apiserver.New reports an error
 	etcdCtx, stopEtcd := context.WithCancel(context.Background())
 	etcdSrv, client, err := startEtcd(etcdCtx, o)
 	if err != nil {
@@ -73,7 +83,8 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 		stopEtcd()
 		<-etcdSrv.Done()
 	}
-	r, err := startAPI(ctx, o, client, log, cleanup)
+	clock.step("etcd")
+	r, err := startAPI(ctx, o, client, log, clock, early, cleanup)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -92,7 +103,17 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 		return nil, nil, err
 	}
 	srv := etcd.NewServer(cfg)
-	if err := srv.Run(ctx); err != nil {
+	if err := srv.Lock(); err != nil {
+		return nil, nil, err
+	}
+	// The data directory is this process's (an embedded member's lock is
+	// held; external etcd leaves it unlocked, as before): the credentials
+	// a first start makes are made beside etcd's start, and done before
+	// this returns, whatever happened.
+	credentialsMade := makeCredentials(o)
+	err = srv.Run(ctx)
+	credentialsMade()
+	if err != nil {
 		return nil, nil, err
 	}
 	client, err := srv.Client()
@@ -102,7 +123,15 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	return srv, client, nil
 }
 
-func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, cleanup func()) (*Running, error) {
+// earlyWork is what Start began before etcd started.
+type earlyWork struct {
+	openAPI *apiserver.OpenAPIBuild
+	// credentialsBefore is credentialFiles before makeCredentials.
+	credentialsBefore map[string]bool
+}
+
+func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slog.Logger, clock *startClock,
+	early earlyWork, cleanup func()) (*Running, error) {
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
@@ -127,17 +156,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err != nil {
 		return fail(err)
 	}
-	before := credentialFiles(o)
 	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor, anonymous(o, log))
 	if err != nil {
 		return fail(err)
 	}
-	logNewCredentials(log, before, credentialFiles(o))
+	logNewCredentials(log, early.credentialsBefore, credentialFiles(o))
+	clock.step("credentials")
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	az := newAuthorization()
 	adm := &lateAdmission{}
 	space := storage.NewSpaceGuard(client, log)
-	api, err := apiserver.New(apiserver.Config{Client: client, PatchCompat: compat, Version: versionInfo(), Logger: log,
+	api, err := apiserver.New(apiserver.Config{Client: client, OpenAPI: early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
 		WebhookAuthWrapper: serviceDial(o.webhookDial),
 		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
@@ -147,14 +176,17 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		return fail(err)
 	}
 	undo = append(undo, api.Close)
+	clock.step("api")
 	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := api.WaitReady(readyCtx); err != nil {
 		return fail(err)
 	}
+	clock.step("stores ready")
 	if err := api.EnsureNamespaces(readyCtx); err != nil {
 		return fail(err)
 	}
+	clock.step("namespaces")
 	sh, err := newShared(api)
 	if err != nil {
 		return fail(err)
@@ -167,6 +199,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if err := az.prepare(readyCtx, o, sh); err != nil {
 		return fail(err)
 	}
+	clock.step("authorizer")
 	handler := filters.Chain(api.Handler(), filters.Config{
 		MaxRequestsInFlight:         o.MaxRequestsInFlight,
 		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
@@ -189,28 +222,47 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	}
 	undo = append(undo, func() { ln.Close() })
 	sa.serveDiscovery(ln.Addr(), log)
-	// Before serving (the controllers reach the API in-process), so that a
-	// ready server has repaired its allocations and a shutdown never meets
-	// them half started.
-	stopControllers := startControllers(o, sh, caPEM, log)
-	undo = append(undo, stopControllers)
-	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	// The informers serving reads (the authorizer's, the authenticator's,
+	// the admission plugins', the webhooks' service resolver's) are
+	// requested and started before the controllers request theirs, so
+	// that readiness waits for these only (shared.startServing).
+	chain, err := newAdmission(o, sh, az, ln.Addr())
 	if err != nil {
-		return fail(err)
-	}
-	undo = append(undo, kubernetesService.Stop)
-	if err := startAdmission(o, sh, az, ln.Addr(), adm); err != nil {
 		return fail(err)
 	}
 	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
 	if err != nil {
 		return fail(err)
 	}
-	api.SetServiceResolver(webhooks)
-	sh.start()
-	if err := az.wait(readyCtx, sh); err != nil {
+	servingSynced := sh.startServing()
+	clock.step("admission")
+	// Before serving, so that a ready server has repaired its allocations
+	// and a shutdown never meets them half started.
+	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	if err != nil {
 		return fail(err)
 	}
+	undo = append(undo, kubernetesService.Stop)
+	clock.step("kubernetes service")
+	adm.c.Store(chain)
+	api.SetServiceResolver(webhooks)
+	if err := az.wait(readyCtx, servingSynced, clock); err != nil {
+		return fail(err)
+	}
+	if err := api.WaitOpenAPI(readyCtx); err != nil {
+		return fail(err)
+	}
+	clock.step("openapi")
+	// The kube-controller-manager controllers start once the API is
+	// ready, as they would in a process of their own: their first lists
+	// (with many objects, seconds of CPU: the ConfigMaps, the garbage
+	// collector's metadata of everything) are not the API's start-up.
+	// Before serving (they reach the API in-process), so that a shutdown
+	// never meets them half started.
+	stopControllers := startControllers(o, sh, caPEM, log)
+	undo = append(undo, stopControllers)
+	sh.start()
+	clock.step("controllers")
 	scheme := "https"
 	if o.PlainHTTP {
 		scheme = "http"
@@ -237,6 +289,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	if o.PlainHTTP {
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
+	clock.step("serving")
 	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
 	go func() {
 		var err error

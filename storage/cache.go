@@ -88,8 +88,9 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	sizes := make(map[string]int64, len(resp.Kvs))
 	corrupt := map[string]*Error{}
 	keys := newKeySet()
-	for _, kv := range resp.Kvs {
-		obj, err := c.s.decodeKV(kv)
+	decoded, errs := c.s.decodeAll(resp.Kvs)
+	for i, kv := range resp.Kvs {
+		obj, err := decoded[i], errs[i]
 		if err != nil {
 			c.s.log.Error("watch cache: undecodable object", "key", string(kv.Key), "err", err)
 			corrupt[string(kv.Key)] = asCorrupt(err)

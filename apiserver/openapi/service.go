@@ -69,8 +69,10 @@ func WithInfo(title, version string) Option {
 // defs as in kube-apiserver.
 //
 // A document holds only the definitions reachable from its operations.
-// New builds every document before it returns, so an error in any of them is
-// returned here.
+// New builds every /openapi/v3 document before it returns, so an error in
+// any of them is returned here; /openapi/v2, built from the same routes and
+// definitions, is built when first asked for (an error in that build is
+// logged by kube-openapi's handler, as after SetGroupVersion).
 func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []Resource, opts ...Option) (*Service, error) {
 	if defs == nil || scheme == nil {
 		return nil, errors.New("openapi: New needs definitions and a scheme")
@@ -103,11 +105,10 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 			return nil, err
 		}
 	}
-	sw, err := s.buildV2(allRoutes(s.gvs, s.discovery))
-	if err != nil {
-		return nil, err
-	}
-	s.v2 = handler.NewOpenAPIService(sw)
+	// /openapi/v2, which covers everything, is built when first asked for,
+	// as after a change: it took half a second of the server's start-up
+	// (issue 18), and most clients only read /openapi/v3.
+	s.v2 = handler.NewOpenAPIServiceLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	s.mux = s.newMux()
 	return s, nil
 }

@@ -46,7 +46,12 @@ SIGINT or SIGTERM.
 			o.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			stopProfile, err := profileStart()
+			if err != nil {
+				return err
+			}
 			running, err := server.Start(ctx, o)
+			stopProfile()
 			if err != nil {
 				return err
 			}
