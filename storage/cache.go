@@ -76,43 +76,6 @@ func (c *watchCache) run(ctx context.Context) {
 	}
 }
 
-// relist loads the prefix at the newest revision and resets the history.
-// Existing watchers are ended: they may have missed changes.
-func (c *watchCache) relist(ctx context.Context) (int64, error) {
-	resp, err := c.s.client.Get(ctx, c.s.prefix, clientv3.WithPrefix())
-	if err != nil {
-		return 0, err
-	}
-	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
-	modRevs := make(map[string]int64, len(resp.Kvs))
-	sizes := make(map[string]int64, len(resp.Kvs))
-	corrupt := map[string]*Error{}
-	keys := newKeySet()
-	for _, kv := range resp.Kvs {
-		obj, err := c.s.decodeKV(kv)
-		if err != nil {
-			c.s.log.Error("watch cache: undecodable object", "key", string(kv.Key), "err", err)
-			corrupt[string(kv.Key)] = asCorrupt(err)
-			continue
-		}
-		objs[string(kv.Key)] = obj
-		modRevs[string(kv.Key)] = kv.ModRevision
-		sizes[string(kv.Key)] = int64(len(kv.Key) + len(kv.Value))
-		keys.insert(string(kv.Key))
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.sizes, c.corrupt, c.keys = objs, modRevs, sizes, corrupt, keys
-	c.hist.reset()
-	c.observeBytesLocked()
-	c.rev = resp.Header.Revision
-	c.start = max(c.rev, c.compacted)
-	c.ready = true
-	c.broadcastLocked()
-	return c.rev, nil
-}
-
 // follow applies etcd's changes after rev until the watch breaks.
 func (c *watchCache) follow(ctx context.Context, rev int64) error {
 	w := clientv3.NewWatcher(c.s.client)
