@@ -25,6 +25,7 @@ import (
 type watchCache struct {
 	s        *Store
 	progress chan struct{} // ask etcd for a progress notification now
+	fields   fieldsTable   // used by run's goroutine only
 
 	mu        sync.RWMutex
 	ready     bool
@@ -150,6 +151,8 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 			if err != nil {
 				c.s.log.Error("watch cache: undecodable object", "key", string(ev.Kv.Key), "err", err)
 				d.corrupt = asCorrupt(err)
+			} else {
+				c.fields.share(obj.Object)
 			}
 			d.obj = obj
 		}

@@ -83,6 +83,7 @@ func (c *watchCache) addLoaded(st *cacheState, kv *mvccpb.KeyValue) {
 		st.corrupt[key] = asCorrupt(err)
 		return
 	}
+	c.fields.share(obj.Object)
 	st.objs[key] = obj
 	st.modRevs[key] = kv.ModRevision
 	st.sizes[key] = int64(len(kv.Key) + len(kv.Value))
