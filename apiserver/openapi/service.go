@@ -69,8 +69,9 @@ func WithInfo(title, version string) Option {
 // defs as in kube-apiserver.
 //
 // A document holds only the definitions reachable from its operations.
-// New builds every document before it returns, so an error in any of them is
-// returned here.
+// New builds every /openapi/v3 document before it returns, so an error in
+// any of them is returned here; /openapi/v2, made of the same routes and
+// definitions, is built when first asked for.
 func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []Resource, opts ...Option) (*Service, error) {
 	if defs == nil || scheme == nil {
 		return nil, errors.New("openapi: New needs definitions and a scheme")
@@ -103,11 +104,10 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 			return nil, err
 		}
 	}
-	sw, err := s.buildV2(allRoutes(s.gvs, s.discovery))
-	if err != nil {
-		return nil, err
-	}
-	s.v2 = handler.NewOpenAPIService(sw)
+	// /openapi/v2 is built when first asked for, as kube-apiserver's: few
+	// clients read it, and built it is ~10 MB of the heap for as long as
+	// the server runs (and most of New's time).
+	s.v2 = handler.NewOpenAPIServiceLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	s.mux = s.newMux()
 	return s, nil
 }
