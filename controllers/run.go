@@ -106,7 +106,8 @@ func Run(ctx context.Context, cfg Config) {
 		log.Error("controllers: metadata client", "err", err)
 		return
 	}
-	t := &term{cfg: cfg, metadata: metadatainformer.NewSharedInformerFactory(md, 0), started: make(chan struct{})}
+	t := &term{cfg: cfg, metadata: metadatainformer.NewSharedInformerFactoryWithOptions(md, 0,
+		metadatainformer.WithTransform(TrimManagedFields)), started: make(chan struct{})}
 	t.factory = &termFactory{InformerFactory: informerfactory.NewInformerFactory(cfg.Informers, t.metadata), t: t}
 	defer t.metadata.Shutdown()
 	defer t.running.Wait()

@@ -74,6 +74,10 @@ type Options struct {
 	// name; default the bind address, or the host's default address when
 	// that is loopback or unspecified (kube-apiserver's --advertise-address).
 	AdvertiseAddress string
+	// Profiling serves net/http/pprof under /debug/pprof/, behind
+	// authentication and authorization as any non-resource path
+	// (kube-apiserver's --profiling, on by default there too).
+	Profiling bool
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
 	// AuthorizationModes are kube-apiserver's --authorization-mode (default
@@ -135,7 +139,8 @@ func NewOptions() *Options {
 		ServiceAccounts:             ServiceAccountOptions{ExtendTokenExpiration: true},
 		AuthorizationModes:          []string{authz.DefaultMode},
 		Controllers:                 slices.Clone(controllers.DefaultSelection),
-		AnonymousAuth:               true}
+		AnonymousAuth:               true,
+		Profiling:                   true}
 }
 
 // Validate checks the options and says what is wrong with the flag's name.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/stratadev/strata/apiserver"
+	"github.com/stratadev/strata/controllers"
 	"github.com/stratadev/strata/internal/loopback"
 )
 
@@ -33,8 +34,9 @@ func newShared(api *apiserver.Server) (*shared, error) {
 		return nil, fmt.Errorf("loopback client: %w", err)
 	}
 	// No periodic resync: the controllers strata runs requeue by themselves.
-	return &shared{loop: loop, client: client, informers: informers.NewSharedInformerFactory(client, 0),
-		stop: make(chan struct{})}, nil
+	// Cached objects without managed fields, as kube-controller-manager's.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(controllers.TrimManagedFields))
+	return &shared{loop: loop, client: client, informers: factory, stop: make(chan struct{})}, nil
 }
 
 // start runs the informers requested so far (each controller asks for its

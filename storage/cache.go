@@ -25,6 +25,7 @@ import (
 type watchCache struct {
 	s        *Store
 	progress chan struct{} // ask etcd for a progress notification now
+	fields   fieldsTable   // used by run's goroutine only
 
 	mu        sync.RWMutex
 	ready     bool
@@ -74,44 +75,6 @@ func (c *watchCache) run(ctx context.Context) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// relist loads the prefix at the newest revision and resets the history.
-// Existing watchers are ended: they may have missed changes.
-func (c *watchCache) relist(ctx context.Context) (int64, error) {
-	resp, err := c.s.client.Get(ctx, c.s.prefix, clientv3.WithPrefix())
-	if err != nil {
-		return 0, err
-	}
-	objs := make(map[string]*unstructured.Unstructured, len(resp.Kvs))
-	modRevs := make(map[string]int64, len(resp.Kvs))
-	sizes := make(map[string]int64, len(resp.Kvs))
-	corrupt := map[string]*Error{}
-	keys := newKeySet()
-	decoded, errs := c.s.decodeAll(resp.Kvs)
-	for i, kv := range resp.Kvs {
-		obj, err := decoded[i], errs[i]
-		if err != nil {
-			c.s.log.Error("watch cache: undecodable object", "key", string(kv.Key), "err", err)
-			corrupt[string(kv.Key)] = asCorrupt(err)
-			continue
-		}
-		objs[string(kv.Key)] = obj
-		modRevs[string(kv.Key)] = kv.ModRevision
-		sizes[string(kv.Key)] = int64(len(kv.Key) + len(kv.Value))
-		keys.insert(string(kv.Key))
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.sizes, c.corrupt, c.keys = objs, modRevs, sizes, corrupt, keys
-	c.hist.reset()
-	c.observeBytesLocked()
-	c.rev = resp.Header.Revision
-	c.start = max(c.rev, c.compacted)
-	c.ready = true
-	c.broadcastLocked()
-	return c.rev, nil
 }
 
 // follow applies etcd's changes after rev until the watch breaks.
@@ -188,6 +151,8 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 			if err != nil {
 				c.s.log.Error("watch cache: undecodable object", "key", string(ev.Kv.Key), "err", err)
 				d.corrupt = asCorrupt(err)
+			} else {
+				c.fields.share(obj.Object)
 			}
 			d.obj = obj
 		}

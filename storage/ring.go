@@ -22,17 +22,34 @@ type cacheEvent struct {
 }
 
 // eventRing is the watch cache's bounded history, oldest first. It keeps
-// at most len(buf) events and at most maxBytes of their sizes.
+// at most capacity events and at most maxBytes of their sizes.
+//
+// buf grows as events come, up to capacity: a server has a ring per
+// resource, most of which see few writes, and a full buffer of each would
+// be ~80 KB of pointers per resource at the default capacity.
 type eventRing struct {
 	buf      []*cacheEvent
 	head     int // index of the oldest event
 	n        int
 	bytes    int64 // sum of the kept events' sizes
+	capacity int
 	maxBytes int64
 }
 
+// ringStart is the length of a ring's first buffer.
+const ringStart = 16
+
 func newEventRing(capacity int, maxBytes int64) *eventRing {
-	return &eventRing{buf: make([]*cacheEvent, capacity), maxBytes: maxBytes}
+	return &eventRing{buf: make([]*cacheEvent, min(capacity, ringStart)), capacity: capacity, maxBytes: maxBytes}
+}
+
+// grow doubles buf (up to capacity), the oldest event first in it.
+func (r *eventRing) grow() {
+	buf := make([]*cacheEvent, min(2*len(r.buf), r.capacity))
+	for i := range r.n {
+		buf[i] = r.at(i)
+	}
+	r.buf, r.head = buf, 0
 }
 
 // push appends e, evicting the oldest events as the bounds require, and
@@ -42,6 +59,9 @@ func (r *eventRing) push(e *cacheEvent) (dropped int64) {
 	if e.size > r.maxBytes {
 		r.reset()
 		return e.rev
+	}
+	if r.n == len(r.buf) && len(r.buf) < r.capacity {
+		r.grow()
 	}
 	for r.n > 0 && (r.n == len(r.buf) || r.bytes+e.size > r.maxBytes) {
 		dropped = r.popOldest().rev

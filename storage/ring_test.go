@@ -66,6 +66,41 @@ func TestEventRingBounds(t *testing.T) {
 	}
 }
 
+// TestEventRingGrows: a ring's buffer starts small and grows up to its
+// capacity, keeping the events in order across the wrap-around; full, it
+// drops the oldest as a ring allocated whole would.
+func TestEventRingGrows(t *testing.T) {
+	const capacity = 40
+	r := newEventRing(capacity, 1<<20)
+	if len(r.buf) != ringStart {
+		t.Fatalf("a new ring's buffer holds %d events, want %d", len(r.buf), ringStart)
+	}
+	for rev := int64(1); rev <= 100; rev++ {
+		if rev == 10 { // wrap around before the first growth
+			for range 5 {
+				r.popOldest()
+			}
+		}
+		r.push(&cacheEvent{rev: rev, size: 1})
+		kept := r.after(0)
+		oldest := int64(1)
+		if rev >= 10 {
+			oldest = max(6, rev-capacity+1)
+		}
+		if len(kept) != int(rev-oldest+1) || kept[0].rev != oldest || kept[len(kept)-1].rev != rev {
+			t.Fatalf("after push %d: kept %d events from %d, want %d from %d", rev, len(kept), kept[0].rev, rev-oldest+1, oldest)
+		}
+		for i := 1; i < len(kept); i++ {
+			if kept[i].rev != kept[i-1].rev+1 {
+				t.Fatalf("after push %d: rev %d follows %d", rev, kept[i].rev, kept[i-1].rev)
+			}
+		}
+	}
+	if len(r.buf) != capacity {
+		t.Fatalf("a full ring's buffer holds %d events, want %d", len(r.buf), capacity)
+	}
+}
+
 // TestWatchCacheByteBound: updates of large objects keep the history's
 // stored bytes within the bound, each event counted as its key and the
 // JSON etcd holds at its revision; a watch from a revision the bound

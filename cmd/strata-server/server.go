@@ -77,6 +77,7 @@ SIGINT or SIGTERM.
 	f.StringVar(&o.AuthorizationWebhookConfigFile, "authorization-webhook-config-file", "", "kubeconfig of the authorization webhook, for --authorization-mode=Webhook")
 	f.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "let requests without credentials through as system:anonymous (group system:unauthenticated), for authorization to decide; false answers them 401")
 	f.BoolVar(&o.PlainHTTP, "plain-http", false, "serve plain HTTP without TLS or authentication instead of HTTPS (loopback addresses and Host names only; writes must name a Content-Type)")
+	f.BoolVar(&o.Profiling, "profiling", o.Profiling, "serve profiling through /debug/pprof/ (net/http/pprof), to users authorized for that path")
 	f.StringVar(&o.PatchCompat, "patch-compat", "", "strategic merge patch behaviour: strata (default) or kubernetes (apimachinery's exactly)")
 	f.Int64Var(&o.QuotaBackendBytes, "quota-backend-bytes", 0, "space quota of the embedded etcd's database, in bytes (0: etcd's default, 2 GiB); reaching it raises etcd's NOSPACE alarm, which strata clears by compacting and defragmenting")
 	f.Int64Var(&o.WatchCacheSizeBytes, "watch-cache-size-bytes", 0, "bound of each resource's watch cache history, in stored bytes of its events (0: 32 MiB); watches from before the oldest event kept are answered 410 Expired")
