@@ -115,30 +115,30 @@ func policyTasks(p *rbacrest.PolicyData, client kubernetes.Interface) []policyTa
 }
 
 func roleTask(o reconciliation.ReconcileRoleOptions, kind, name, ns string) policyTask {
-	return func() error {
-		err := retryConflictOrUnavailable(func() error {
-			r, err := o.Run()
-			if err == nil {
-				logReconciled(kind, name, ns, r.Operation, r.Protected, "permissions", r.MissingRules)
-			}
-			return err
-		})
-		if err != nil {
-			klog.Errorf("unable to reconcile %s.%s/%s%s: %v", kind, rbacv1.GroupName, name, inNamespace(ns), err)
+	return reconcileTask(kind, name, ns, func() error {
+		r, err := o.Run()
+		if err == nil {
+			logReconciled(kind, name, ns, r.Operation, r.Protected, "permissions", r.MissingRules)
 		}
 		return err
-	}
+	})
 }
 
 func bindingTask(o reconciliation.ReconcileRoleBindingOptions, kind, name, ns string) policyTask {
+	return reconcileTask(kind, name, ns, func() error {
+		r, err := o.Run()
+		if err == nil {
+			logReconciled(kind, name, ns, r.Operation, r.Protected, "subjects", r.MissingSubjects)
+		}
+		return err
+	})
+}
+
+// reconcileTask runs reconcile, retried as the hook retries, and logs a
+// failure as the hook words it.
+func reconcileTask(kind, name, ns string, reconcile func() error) policyTask {
 	return func() error {
-		err := retryConflictOrUnavailable(func() error {
-			r, err := o.Run()
-			if err == nil {
-				logReconciled(kind, name, ns, r.Operation, r.Protected, "subjects", r.MissingSubjects)
-			}
-			return err
-		})
+		err := retryConflictOrUnavailable(reconcile)
 		if err != nil {
 			klog.Errorf("unable to reconcile %s.%s/%s%s: %v", kind, rbacv1.GroupName, name, inNamespace(ns), err)
 		}
