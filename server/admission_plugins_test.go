@@ -286,6 +286,19 @@ func testQuotaAdmission(t *testing.T, e *pluginEnv) {
 		_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{})
 		return err == nil, err
 	})
+	// The quota controller recalculates the status when the plugin's
+	// charge changes it, from its own informer: a recalculation that ran
+	// before that informer saw "b" writes used=1 again, and a create
+	// judged on it is admitted (eventually consistent, as with
+	// kube-controller-manager). Wait until the stored status counts "b".
+	waitFor(t, `"b" counted in the quota's status`, func() (bool, error) {
+		q, err := quotas.Get(t.Context(), "q1", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		used := q.Status.Used[corev1.ResourceConfigMaps]
+		return used.Value() == 2, nil
+	})
 	const want = `configmaps "c" is forbidden: exceeded quota: q1, requested: configmaps=1, used: configmaps=2, limited: configmaps=2`
 	_, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
 	if err == nil || err.Error() != want {
