@@ -993,6 +993,10 @@ func TestClientCreateInMissingNamespace(t *testing.T) {
 	}
 }
 
+// namespaceFinalizeTimeout bounds the wait for the background
+// finalization of a deleted namespace.
+const namespaceFinalizeTimeout = 30 * time.Second
+
 func TestClientNamespaceDeletion(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
@@ -1047,8 +1051,10 @@ func TestClientNamespaceDeletion(t *testing.T) {
 			Type: corev1.NamespaceTerminatingCause, Message: "namespace doomed is being terminated", Field: "metadata.namespace"}}}})
 
 	// The contents go; the object held by a finalizer is marked for
-	// deletion and keeps the namespace.
-	eventually(t, 5*time.Second, func() string {
+	// deletion and keeps the namespace. Finalization passes run a second
+	// apart and each lists every namespaced resource: on a loaded machine
+	// running many test servers, a pass can take seconds.
+	eventually(t, namespaceFinalizeTimeout, func() string {
 		list, err := cms.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err.Error()
@@ -1077,7 +1083,7 @@ func TestClientNamespaceDeletion(t *testing.T) {
 	if _, err := cms.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, func() string {
+	eventually(t, namespaceFinalizeTimeout, func() string {
 		_, err := nss.Get(ctx, "doomed", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return ""
