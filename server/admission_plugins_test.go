@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,23 +42,7 @@ func plainPod(name string) *corev1.Pod {
 type pluginEnv struct {
 	client   kubernetes.Interface
 	auditLog string
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (e *pluginEnv) HandleWarningHeader(_ int, _ string, text string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.warnings = append(e.warnings, text)
-}
-
-// takeWarnings returns the warnings received since the last call.
-func (e *pluginEnv) takeWarnings() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	w := e.warnings
-	e.warnings = nil
-	return w
+	warningRecorder
 }
 
 func startPluginEnv(t *testing.T, edit func(*Options)) *pluginEnv {
@@ -133,12 +116,12 @@ func testPodSecurity(t *testing.T, e *pluginEnv) {
 		t.Run(tc.mode, func(t *testing.T) {
 			ns := "pss-" + tc.mode
 			e.namespace(t, ns, map[string]string{"pod-security.kubernetes.io/" + tc.mode: "restricted"})
-			e.takeWarnings()
+			e.take()
 			_, err := e.createPod(t, ns, plainPod("plain"))
 			if err != tc.wantErr {
 				t.Errorf("create:\n got %q\nwant %q", err, tc.wantErr)
 			}
-			if diff := cmp.Diff(tc.wantWarnings, e.takeWarnings()); diff != "" {
+			if diff := cmp.Diff(tc.wantWarnings, e.take()); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 			if tc.wantAudit == nil {

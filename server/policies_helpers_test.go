@@ -175,6 +175,15 @@ func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
 	w.list = append(w.list, text)
 }
 
+// take returns the warnings received since the last call.
+func (w *warningRecorder) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	list := w.list
+	w.list = nil
+	return list
+}
+
 // namespace creates a namespace named name.
 func (s *policyServer) namespace(t *testing.T, name string) {
 	t.Helper()

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/stratadev/strata/internal/convhook"
 	"github.com/stratadev/strata/internal/pki"
 )
 
@@ -42,16 +43,7 @@ func startHookServer(t *testing.T, ip net.IP) *hookServer {
 	t.Helper()
 	caPEM, cert := issueHookCert(t, ip)
 	h := &hookServer{caPEM: caPEM, seen: map[string][]*admissionv1.AdmissionRequest{}}
-	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.srv.Listener.Close()
-	h.srv.Listener = ln
-	h.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	h.srv.StartTLS()
-	t.Cleanup(h.srv.Close)
+	h.srv = convhook.ServeTLSOn(t, ip.String(), cert, http.HandlerFunc(h.serve))
 	return h
 }
 

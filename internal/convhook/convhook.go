@@ -76,17 +76,25 @@ func NewFor(t testing.TB, dnsName, ip string) *Hook {
 		t.Fatal(err)
 	}
 	h := &Hook{ca: s.CAPEM}
-	h.Srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
+	h.Srv = ServeTLSOn(t, ip, cert, http.HandlerFunc(h.serve))
+	return h
+}
+
+// ServeTLSOn serves handler over TLS with cert on a free port of ip until
+// the test ends (httptest listens on 127.0.0.1 only). The admission
+// webhook tests serve their hooks with it too.
+func ServeTLSOn(t testing.TB, ip string, cert tls.Certificate, handler http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(handler)
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Srv.Listener.Close()
-	h.Srv.Listener = ln
-	h.Srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	h.Srv.StartTLS()
-	t.Cleanup(h.Srv.Close)
-	return h
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // URL is the webhook's clientConfig.url.

@@ -52,7 +52,11 @@ func ephemeralStart() int {
 	if err != nil {
 		return 32768
 	}
-	start, err := strconv.Atoi(strings.Fields(string(b) + " x")[0])
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 32768
+	}
+	start, err := strconv.Atoi(fields[0])
 	if err != nil || start < lowest+1000 {
 		return 32768
 	}
