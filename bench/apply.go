@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 )
 
 // The server-side apply cells: each client applies its own Deployment,
@@ -28,11 +29,15 @@ func applyConfig(worker int, counter int64) []byte {
 // prepareApply creates one Deployment per client of the largest cell, by
 // apply.
 func (r *runner) prepareApply(t *target) func(context.Context) error {
-	return func(ctx context.Context) error {
-		return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
-			return apply(ctx, t, applyName(w), "bench-a", applyConfig(w, 0))
-		})
-	}
+	return func(ctx context.Context) error { return r.createByApply(ctx, t.cs) }
+}
+
+// createByApply creates one Deployment per client of the largest cell
+// through cs, by apply.
+func (r *runner) createByApply(ctx context.Context, cs kubernetes.Interface) error {
+	return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+		return applyVia(ctx, cs, applyName(w), "bench-a", applyConfig(w, 0))
+	})
 }
 
 // applyAs applies with managers managers, alternating by request.
@@ -42,14 +47,14 @@ func (r *runner) applyAs(t *target, managers int) func(context.Context, call) er
 		if managers == 2 && c.i%2 == 1 {
 			body := fmt.Appendf(nil, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":%q,"annotations":{"bench/b":"%d"}}}`,
 				applyName(c.worker), n)
-			return apply(ctx, t, applyName(c.worker), "bench-b", body)
+			return applyVia(ctx, t.cs, applyName(c.worker), "bench-b", body)
 		}
-		return apply(ctx, t, applyName(c.worker), "bench-a", applyConfig(c.worker, n))
+		return applyVia(ctx, t.cs, applyName(c.worker), "bench-a", applyConfig(c.worker, n))
 	}
 }
 
-func apply(ctx context.Context, t *target, name, manager string, body []byte) error {
-	_, err := t.cs.AppsV1().Deployments(namespace).Patch(ctx, name, types.ApplyPatchType, body,
+func applyVia(ctx context.Context, cs kubernetes.Interface, name, manager string, body []byte) error {
+	_, err := cs.AppsV1().Deployments(namespace).Patch(ctx, name, types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: manager})
 	return err
 }

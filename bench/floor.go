@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -42,10 +43,22 @@ type floor struct {
 	cs   kubernetes.Interface
 }
 
-// floorHandler puts value to raw on a POST and answers value on a GET.
+// floorHandler puts value to raw on a POST and answers value on a GET; a
+// PATCH is an apply of a Deployment (applyfloor.go), whose field manager
+// is built by the first.
 func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	var n atomic.Int64
+	fieldManager := sync.OnceValues(deploymentFieldManager)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch {
+			fm, err := fieldManager()
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			applyFloorHandler(raw, fm)(w, r)
+			return
+		}
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

@@ -97,11 +97,13 @@ func (r *runner) pairsFor(t *target) []pair {
 	}
 	patch, update, apply, apply2 := s(opPatch, r.patch(t)), s(opUpdate, r.update(t)), s(opApply, r.applyAs(t, 1)), s(opApply2, r.applyAs(t, 2))
 	patch.prepare, update.prepare, apply.prepare = r.preparePatch(t), r.prepareUpdate(t), r.prepareApply(t)
+	applyFloor := r.floorOp(opApplyFloor, r.floorApply)
+	applyFloor.prepare = r.prepareApplyFloor
 	writes := []pair{
 		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
 			floor: r.floorOp(opCreateFloor, r.floorCreate)},
 		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
-			more: []op{update, apply, apply2}},
+			more: []op{update, apply, apply2}, floor: applyFloor},
 	}
 	return slices.Concat(lists, r.protobufPairs(t), r.rbacPairs(t), writes)
 }

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/stratadev/strata/fieldmanager"
+	"github.com/stratadev/strata/registry"
+)
+
+// The apply floor is the floor (floor.go) of a server-side apply by a
+// server that reuses upstream's field manager, as issue 13 asks strata to:
+// a PATCH of a Deployment reads the stored object from etcd, runs the
+// field manager kube-apiserver builds for Deployments (strata's
+// fieldmanager.Manager over k8s.io/apimachinery's managedfields, the same
+// type models), and writes the result back if nothing changed it since
+// the read (etcd's read+CAS). It does nothing else: no admission, no
+// strategy or validation, no watch cache, no managedFields timestamps
+// beyond the field manager's. apply-floor ÷ read+cas is therefore the
+// highest apply ÷ read+cas such a server can reach on this machine with
+// this client.
+
+const opApplyFloor = "apply-floor"
+
+// deploymentFieldManager is the field manager strata's registry builds
+// for apps/v1 Deployments.
+func deploymentFieldManager() (*fieldmanager.Manager, error) {
+	gvk := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	for _, k := range registry.Builtin() {
+		if k.GVK == gvk {
+			return k.FieldManager("")
+		}
+	}
+	return nil, fmt.Errorf("bench: the registry serves no %v", gvk)
+}
+
+// applyFloorHandler answers an apply of the Deployment the URL names.
+func applyFloorHandler(raw *clientv3.Client, fm *fieldmanager.Manager) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		config, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		key := rawPrefix + "floor-apply/" + path.Base(r.URL.Path)
+		status, out, err := applyFloor(r.Context(), raw, fm, key, config, r.URL.Query().Get("fieldManager"))
+		if err != nil {
+			http.Error(w, err.Error(), status)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(out)
+	}
+}
+
+// applyFloor applies config to the Deployment stored under key (an empty
+// one when there is none) and writes it back unless it changed since the
+// read; it returns the status to answer and the object written.
+func applyFloor(ctx context.Context, raw *clientv3.Client, fm *fieldmanager.Manager, key string, config []byte, manager string) (int, []byte, error) {
+	got, err := raw.Get(ctx, key)
+	if err != nil {
+		return http.StatusInternalServerError, nil, err
+	}
+	var live runtime.Object
+	var modRev int64
+	status := http.StatusCreated
+	if len(got.Kvs) == 0 {
+		if live, err = fm.Empty(); err != nil {
+			return http.StatusInternalServerError, nil, err
+		}
+	} else {
+		d := &appsv1.Deployment{}
+		if err := json.Unmarshal(got.Kvs[0].Value, d); err != nil {
+			return http.StatusInternalServerError, nil, fmt.Errorf("%s: %w", key, err)
+		}
+		live, modRev, status = d, got.Kvs[0].ModRevision, http.StatusOK
+	}
+	obj, _, err := fm.Apply(live, config, fieldmanager.ApplyOptions{Manager: manager})
+	if err != nil {
+		return http.StatusConflict, nil, err
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return http.StatusInternalServerError, nil, err
+	}
+	resp, err := raw.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+		Then(clientv3.OpPut(key, string(out))).Commit()
+	switch {
+	case err != nil:
+		return http.StatusInternalServerError, nil, err
+	case !resp.Succeeded:
+		return http.StatusConflict, nil, fmt.Errorf("%s changed since it was read", key)
+	}
+	return status, out, nil
+}
+
+// floorApply is applyAs(t, 1) against the floor server.
+func (r *runner) floorApply(ctx context.Context, c call) error {
+	return applyVia(ctx, r.env.floor.cs, applyName(c.worker), "bench-a", applyConfig(c.worker, r.counter.Add(1)))
+}
+
+// prepareApplyFloor starts the floor and creates one Deployment per
+// client of the largest cell through it.
+func (r *runner) prepareApplyFloor(ctx context.Context) error {
+	if err := r.prepareFloor(ctx); err != nil {
+		return err
+	}
+	return r.createByApply(ctx, r.env.floor.cs)
+}
