@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 )
@@ -126,6 +127,9 @@ func (m *Manager) Apply(live runtime.Object, config []byte, opts ApplyOptions) (
 // when the strict read fails, so that the configuration is still applied
 // and its duplicates reported after, as kube-apiserver reports them.
 func decodeConfig(config []byte, strict bool) (applied *unstructured.Unstructured, strictErr, err error) {
+	if applied, ok := decodeJSONConfig(config); ok {
+		return applied, nil, nil
+	}
 	applied = &unstructured.Unstructured{}
 	if strict {
 		if strictErr = yaml.UnmarshalStrict(config, &applied.Object); strictErr == nil {
@@ -137,6 +141,85 @@ func decodeConfig(config []byte, strict bool) (applied *unstructured.Unstructure
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
 	return withObject(applied), strictErr, nil
+}
+
+// decodeJSONConfig reads a configuration that is one JSON object without
+// duplicate fields — what client-go, kubectl and helm send — in a single
+// JSON pass, to what the YAML reader makes of it (numbers as float64):
+// the YAML reader parses it as YAML, converts it to JSON and parses that
+// (a tenth of the apply handler's CPU in BenchmarkApplyDeployment).
+// Anything else (YAML, duplicates, invalid JSON, JSON that YAML reads
+// differently) is not read (false), and takes the YAML path, whose
+// answers are kube-apiserver's.
+func decodeJSONConfig(config []byte) (*unstructured.Unstructured, bool) {
+	if trimmed := bytes.TrimLeft(config, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' || !yamlReadsAsJSON(config) {
+		return nil, false
+	}
+	obj := map[string]any{}
+	strictErrs, err := kjson.UnmarshalStrict(config, &obj, kjson.DisallowDuplicateFields)
+	if err != nil || len(strictErrs) > 0 {
+		return nil, false
+	}
+	floatNumbers(obj)
+	return &unstructured.Unstructured{Object: obj}, true
+}
+
+// yamlReadsAsJSON reports whether YAML reads config's characters and
+// escapes as JSON does (go-yaml's reader and scanner): every character one
+// YAML allows and does not take for a line break (NEL, LS and PS fold in a
+// quoted string), no tab (JSON's whitespace, but not YAML's indentation), no "\/" escape (unknown to YAML), no "\u" escape of a
+// UTF-16 surrogate (an error to YAML, half a pair to JSON).
+func yamlReadsAsJSON(config []byte) bool {
+	for i := 0; i < len(config); {
+		r, size := utf8.DecodeRune(config[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1,
+			r < 0x20 && r != '\n' && r != '\r', r == 0x7f,
+			r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, r >= 0xd800 && r < 0xe000, r == 0xfffe, r == 0xffff:
+			return false
+		case r == '\\' && i+1 < len(config):
+			if !jsonEscapeReadsAsYAML(config[i+1:]) {
+				return false
+			}
+			size = 2 // the escaped character is not read again
+		}
+		i += size
+	}
+	return true
+}
+
+// jsonEscapeReadsAsYAML reports whether the escape after a backslash
+// (esc) means the same to YAML.
+func jsonEscapeReadsAsYAML(esc []byte) bool {
+	switch esc[0] {
+	case '/':
+		return false
+	case 'u':
+		if len(esc) < 5 {
+			return false
+		}
+		d := strings.ToLower(string(esc[1:3]))
+		return d < "d8" || d > "df"
+	}
+	return true
+}
+
+// floatNumbers turns the int64 numbers of a JSON value read with
+// sigs.k8s.io/json into float64, as encoding/json reads them.
+func floatNumbers(v any) any {
+	switch v := v.(type) {
+	case int64:
+		return float64(v)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = floatNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = floatNumbers(e)
+		}
+	}
+	return v
 }
 
 // withObject gives a configuration of "null" or nothing at all an empty
