@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/fieldmanager"
-	"github.com/stratadev/strata/registry"
 )
 
 // The apply floor is the floor (floor.go) of a server-side apply by a
@@ -34,13 +33,11 @@ const opApplyFloor = "apply-floor"
 // deploymentFieldManager is the field manager strata's registry builds
 // for apps/v1 Deployments.
 func deploymentFieldManager() (*fieldmanager.Manager, error) {
-	gvk := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
-	for _, k := range registry.Builtin() {
-		if k.GVK == gvk {
-			return k.FieldManager("")
-		}
+	k, err := builtinKind(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("bench: the registry serves no %v", gvk)
+	return k.FieldManager("")
 }
 
 // applyFloorHandler answers an apply of the Deployment the URL names.

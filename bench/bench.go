@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -232,6 +233,9 @@ type runner struct {
 	rawItems int
 	// counter numbers the patches, so that each changes its object.
 	counter atomic.Int64
+	// floorUpdated are the ConfigMaps the update floor last answered,
+	// one per client.
+	floorUpdated []*corev1.ConfigMap
 }
 
 // run prepares the data, then runs each operation pair at every

@@ -45,9 +45,10 @@ func TestRunTiny(t *testing.T) {
 	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
 	// create-admission, create-vap, create ÷ floor, get-floor,
-	// get ÷ floor, apply-floor and apply ÷ apply-floor at each
-	// concurrency, then watch p99 and p50.
-	if n := 21*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get ÷ floor, the patch, update and apply floors and patch, update
+	// and apply ÷ their floors at each concurrency, then watch p99 and
+	// p50.
+	if n := 25*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -63,6 +64,8 @@ func TestRunTiny(t *testing.T) {
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
 		"| floor | get-floor | 4 |", "get-floor ÷ get (req/s)", "get ÷ get-floor (req/s)",
 		"| floor | apply-floor | 4 |", "apply-floor ÷ read+cas (req/s)", "apply ÷ apply-floor (req/s)",
+		"| floor | patch-floor | 4 |", "patch-floor ÷ read+cas (req/s)", "patch ÷ patch-floor (req/s)",
+		"| floor | update-floor | 4 |", "update-floor ÷ read+cas (req/s)", "update ÷ update-floor (req/s)",
 		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req",
 		"create-admission ÷ create-admission-off (req/s)", "create-vap ÷ create-vap-off (req/s)"} {
 		if !strings.Contains(table.String(), s) {
@@ -116,7 +119,7 @@ func wantRows(cfg Config, kube bool) []string {
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor"},
-		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2", "floor/apply-floor"},
+		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2", "floor/patch-floor", "floor/update-floor", "floor/apply-floor"},
 		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {
 		// kube-apiserver's after strata's and etcd's, before the floor;

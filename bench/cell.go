@@ -41,17 +41,15 @@ type pair struct {
 	strata, etcd op
 	// more are further strata operations compared with the same etcd
 	// operation (server-side apply beside strategic PATCH).
-	more  []op
-	floor *op
+	more []op
+	// floors are the floor's operations beside them.
+	floors []op
 }
 
 // ops are the pair's operations in the order each round runs them.
 func (p pair) ops() []op {
 	ops := append([]op{p.strata, p.etcd}, p.more...)
-	if p.floor != nil {
-		ops = append(ops, *p.floor)
-	}
-	return ops
+	return append(ops, p.floors...)
 }
 
 // cellResult is what one cell measured.

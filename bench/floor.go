@@ -13,6 +13,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -43,20 +44,31 @@ type floor struct {
 	cs   kubernetes.Interface
 }
 
-// floorHandler puts value to raw on a POST and answers value on a GET; a
-// PATCH is an apply of a Deployment (applyfloor.go), whose field manager
-// is built by the first.
+// floorHandler puts value to raw on a POST and answers value on a GET; an
+// apply is an apply of a Deployment (applyfloor.go), a PUT or another
+// PATCH a write of a ConfigMap (writefloor.go), each with its field
+// manager, built by the first.
 func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	var n atomic.Int64
-	fieldManager := sync.OnceValues(deploymentFieldManager)
+	deployments := sync.OnceValues(deploymentFieldManager)
+	configMaps := sync.OnceValues(newConfigMapWriter)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPatch {
-			fm, err := fieldManager()
+		switch {
+		case r.Method == http.MethodPatch && r.Header.Get("Content-Type") == string(types.ApplyYAMLPatchType):
+			fm, err := deployments()
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
 			applyFloorHandler(raw, fm)(w, r)
+			return
+		case r.Method == http.MethodPatch || r.Method == http.MethodPut:
+			cw, err := configMaps()
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			cw.serveHTTP(raw, w, r)
 			return
 		}
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
@@ -165,7 +177,7 @@ func (r *runner) prepareFloor(ctx context.Context) error {
 }
 
 // floorOp is the floor's op name, run by run.
-func (r *runner) floorOp(name string, run func(context.Context, call) error) *op {
-	return &op{side: sideFloor, name: name, prepare: r.prepareFloor, run: run,
+func (r *runner) floorOp(name string, run func(context.Context, call) error) op {
+	return op{side: sideFloor, name: name, prepare: r.prepareFloor, run: run,
 		pidOf: func() int { return r.env.floor.pid() }}
 }

@@ -86,10 +86,13 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 			}
 		}
 	}
-	for _, name := range []string{"create-floor ÷ kube create", "get-floor ÷ kube get", "apply-floor ÷ kube apply"} {
+	for _, name := range []string{"create-floor ÷ kube create", "get-floor ÷ kube get", "patch-floor ÷ kube patch",
+		"update-floor ÷ kube update", "apply-floor ÷ kube apply"} {
 		for _, c := range cfg.Concurrency {
-			if q, ok := got[key("CPU µs/req", name, c)]; !ok || q.Value <= 0 || q.Met != nil {
-				t.Errorf("floor ratio %s at %d clients: %+v (found %v); want a value and no target", name, c, q, ok)
+			for _, metric := range []string{"req/s", "CPU µs/req"} {
+				if q, ok := got[key(metric, name, c)]; !ok || q.Value <= 0 || q.Met != nil {
+					t.Errorf("floor ratio %s (%s) at %d clients: %+v (found %v); want a value and no target", name, metric, c, q, ok)
+				}
 			}
 		}
 	}

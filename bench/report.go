@@ -115,13 +115,18 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideFloor, strata: opGet, etcd: opGetFloor},
 	// issue 13: the highest apply ÷ read+cas a server reusing upstream's
 	// field manager can reach, and strata's share of it.
+	{side: sideFloor, strata: opPatchFloor, etcd: opReadCAS},
+	{side: sideFloor, strata: opUpdateFloor, etcd: opReadCAS},
 	{side: sideFloor, strata: opApplyFloor, etcd: opReadCAS},
+	{otherSide: sideFloor, strata: opPatch, etcd: opPatchFloor},
+	{otherSide: sideFloor, strata: opUpdate, etcd: opUpdateFloor},
 	{otherSide: sideFloor, strata: opApply, etcd: opApplyFloor},
 }
 
 // floorOps pair each floor operation with the server operation whose CPU
 // per request it bounds from below.
-var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet}, {opApplyFloor, opApply}}
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet},
+	{opPatchFloor, opPatch}, {opUpdateFloor, opUpdate}, {opApplyFloor, opApply}}
 
 // kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
 // issue 18's targets at 16 clients: throughput at least 3× kube's
@@ -234,18 +239,25 @@ func (r *Report) finishKube() {
 	}
 }
 
-// floorKubeRatios are the floor's CPU per request ÷ kube-apiserver's for
-// the same operation: the least ratio any server could reach, since every
-// server does at least the floor's work.
+// floorKubeRatios are the floor's throughput and CPU per request ÷
+// kube-apiserver's for the same operation: the highest and the least
+// ratios any server could reach, since every server does at least the
+// floor's work.
 func (r *Report) floorKubeRatios() []Ratio {
 	var qs []Ratio
 	for _, fo := range floorOps {
 		for _, c := range r.Concurrency {
 			ft, ok1 := r.Row(sideFloor, fo[0], c)
 			kt, ok2 := r.Row(sideKube, fo[1], c)
-			if ok1 && ok2 && ft.ServerCPUUsPerOp != nil && kt.ServerCPUUsPerOp != nil && *kt.ServerCPUUsPerOp > 0 {
-				qs = append(qs, kubeRatio(fo[0]+" ÷ kube "+fo[1], "CPU µs/req", c, *ft.ServerCPUUsPerOp,
-					*kt.ServerCPUUsPerOp, false, false))
+			if !ok1 || !ok2 {
+				continue
+			}
+			name := fo[0] + " ÷ kube " + fo[1]
+			if kt.PerSec > 0 {
+				qs = append(qs, kubeRatio(name, "req/s", c, ft.PerSec, kt.PerSec, false, true))
+			}
+			if ft.ServerCPUUsPerOp != nil && kt.ServerCPUUsPerOp != nil && *kt.ServerCPUUsPerOp > 0 {
+				qs = append(qs, kubeRatio(name, "CPU µs/req", c, *ft.ServerCPUUsPerOp, *kt.ServerCPUUsPerOp, false, false))
 			}
 		}
 	}
@@ -341,8 +353,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
-			"the etcd put, for apply the etcd read+CAS and upstream's field manager, nothing else) ÷ kube-apiserver's; " +
-			"no server's CPU per request can be below the floor's\n")
+			"the etcd put, for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
+			"÷ kube-apiserver's; no server's CPU per request can be below the floor's, nor its throughput above\n")
 	}
 	r.writeFootprint(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {

@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/fieldmanager"
+	"github.com/stratadev/strata/registry"
+	strataschema "github.com/stratadev/strata/schema"
+	"github.com/stratadev/strata/strategicpatch"
+)
+
+// The write floors are the floor (floor.go) of an update and of a
+// strategic PATCH of a ConfigMap by a server that records managedFields
+// with upstream's field manager, as kube-apiserver does on every write and
+// issue 13 asks strata to: read the stored ConfigMap from etcd, take the
+// PUT's object (or merge the patch into the stored one, with strata's
+// strategic merge patch), let the field manager strata builds for
+// ConfigMaps record the write, and write the result back if nothing
+// changed it since the read. Nothing else: no admission, strategy,
+// validation or watch cache. Their CPU per request is the least such a
+// server spends on these writes.
+
+const (
+	opUpdateFloor = "update-floor"
+	opPatchFloor  = "patch-floor"
+)
+
+// builtinKind is the kind strata's registry serves as gvk.
+func builtinKind(gvk schema.GroupVersionKind) (*registry.Kind, error) {
+	for _, k := range registry.Builtin() {
+		if k.GVK == gvk {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("bench: the registry serves no %v", gvk)
+}
+
+// configMapWriter is what the write floors need of the ConfigMap kind.
+type configMapWriter struct {
+	fm    *fieldmanager.Manager
+	patch strataschema.Type
+}
+
+func newConfigMapWriter() (*configMapWriter, error) {
+	k, err := builtinKind(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
+	if err != nil {
+		return nil, err
+	}
+	fm, err := k.FieldManager("")
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := k.PatchSchema()
+	if err == nil && !ok {
+		err = fmt.Errorf("bench: ConfigMaps have no patch schema")
+	}
+	return &configMapWriter{fm: fm, patch: t}, err
+}
+
+func floorCMKey(name string) string { return rawPrefix + "floor-cm/" + name }
+
+// serveHTTP answers a PUT or strategic PATCH of the ConfigMap the URL
+// names.
+func (cw *configMapWriter) serveHTTP(raw *clientv3.Client, w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	key := floorCMKey(path.Base(r.URL.Path))
+	status, out, err := cw.write(r.Context(), raw, key, body, r.Method == http.MethodPatch)
+	if err != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(out)
+}
+
+// write reads the ConfigMap under key, makes the new one (body, or body
+// merged into it when patch is set), records the write in its
+// managedFields and writes it back unless it changed since the read.
+func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key string, body []byte, patch bool) (int, []byte, error) {
+	got, err := raw.Get(ctx, key)
+	if err != nil {
+		return http.StatusInternalServerError, nil, err
+	}
+	if len(got.Kvs) == 0 {
+		return http.StatusNotFound, nil, fmt.Errorf("%s not found", key)
+	}
+	stored := got.Kvs[0].Value
+	live := &corev1.ConfigMap{}
+	if err := json.Unmarshal(stored, live); err != nil {
+		return http.StatusInternalServerError, nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if patch {
+		if body, err = strategicpatch.ApplyJSON(stored, body, cw.patch, strategicpatch.Options{}); err != nil {
+			return http.StatusUnprocessableEntity, nil, err
+		}
+	}
+	// client-go sends a PUT's object as protobuf, a patch is JSON.
+	obj := &corev1.ConfigMap{}
+	if _, _, err := clientscheme.Codecs.UniversalDeserializer().Decode(body, nil, obj); err != nil {
+		return http.StatusBadRequest, nil, err
+	}
+	recorded := cw.fm.Update(live, obj, "strata-bench")
+	// The field manager keeps an object it cannot record as it was: make
+	// sure the floor paid for a recording.
+	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
+		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", key)
+	}
+	out, err := json.Marshal(recorded)
+	if err != nil {
+		return http.StatusInternalServerError, nil, err
+	}
+	modRev := got.Kvs[0].ModRevision
+	resp, err := raw.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+		Then(clientv3.OpPut(key, string(out))).Commit()
+	switch {
+	case err != nil:
+		return http.StatusInternalServerError, nil, err
+	case !resp.Succeeded:
+		return http.StatusConflict, nil, fmt.Errorf("%s changed since it was read", key)
+	}
+	return http.StatusOK, out, nil
+}
+
+// prepareWriteFloor starts the floor and puts one ConfigMap per client of
+// the largest cell, under the names the patch and update cells write.
+func (r *runner) prepareWriteFloor(ctx context.Context) error {
+	if err := r.prepareFloor(ctx); err != nil {
+		return err
+	}
+	n := slices.Max(r.cfg.Concurrency)
+	r.floorUpdated = make([]*corev1.ConfigMap, n)
+	return parallel(ctx, n, 16, func(ctx context.Context, w int) error {
+		for _, name := range []string{patchName(w), updateName(w)} {
+			cm := r.configMap(name)
+			cm.Namespace = namespace
+			data, err := json.Marshal(cm)
+			if err == nil {
+				_, err = r.env.raw.Put(ctx, floorCMKey(name), string(data))
+			}
+			if err != nil {
+				return err
+			}
+			r.floorUpdated[w] = cm
+		}
+		return nil
+	})
+}
+
+// floorPatch is patch against the floor server.
+func (r *runner) floorPatch(ctx context.Context, c call) error {
+	body := fmt.Appendf(nil, `{"data":{"counter":"%d"}}`, r.counter.Add(1))
+	_, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Patch(ctx, patchName(c.worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
+	return err
+}
+
+// floorUpdate is update against the floor server.
+func (r *runner) floorUpdate(ctx context.Context, c call) error {
+	cm := r.floorUpdated[c.worker].DeepCopy()
+	cm.Data["counter"] = strconv.FormatInt(r.counter.Add(1), 10)
+	got, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	if err == nil {
+		r.floorUpdated[c.worker] = got
+	}
+	return err
+}
