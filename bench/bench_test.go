@@ -45,10 +45,10 @@ func TestRunTiny(t *testing.T) {
 	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
 	// create-admission, create-vap, create ÷ floor, get-floor,
-	// get ÷ floor, the patch, update and apply floors and patch, update
-	// and apply ÷ their floors at each concurrency, then watch p99 and
-	// p50.
-	if n := 25*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get ÷ floor, the list, patch, update and apply floors and list,
+	// patch, update and apply ÷ their floors at each concurrency, then
+	// watch p99 and p50.
+	if n := 27*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -64,6 +64,7 @@ func TestRunTiny(t *testing.T) {
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
 		"| floor | get-floor | 4 |", "get-floor ÷ get (req/s)", "get ÷ get-floor (req/s)",
 		"| floor | apply-floor | 4 |", "apply-floor ÷ read+cas (req/s)", "apply ÷ apply-floor (req/s)",
+		"| floor | list-floor | 4 |", "list-floor ÷ range (req/s)", "list ÷ list-floor (req/s)",
 		"| floor | patch-floor | 4 |", "patch-floor ÷ read+cas (req/s)", "patch ÷ patch-floor (req/s)",
 		"| floor | update-floor | 4 |", "update-floor ÷ read+cas (req/s)", "update ÷ update-floor (req/s)",
 		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req",
@@ -78,7 +79,7 @@ func TestRunTiny(t *testing.T) {
 // TestRunDecodedListsProfiled runs the lists alone with their bodies
 // decoded (which checks the item count) and a cell hook, as
 // -cpuprofile-side uses it, on strata in this process: the hook runs every
-// measured list cell of both sides.
+// measured list cell of each side.
 func TestRunDecodedListsProfiled(t *testing.T) {
 	cells := map[string]int{}
 	cfg := Config{
@@ -98,12 +99,12 @@ func TestRunDecodedListsProfiled(t *testing.T) {
 			t.Errorf("row %+v: want operations and no errors", row)
 		}
 	}
-	if want := "strata/list/1 etcd/range/1 strata/list/2 etcd/range/2"; strings.Join(got, " ") != want {
+	if want := "strata/list/1 etcd/range/1 floor/list-floor/1 strata/list/2 etcd/range/2 floor/list-floor/2"; strings.Join(got, " ") != want {
 		t.Errorf("rows %v, want %s", got, want)
 	}
 	// 2 concurrencies × 2 rounds per side.
-	if cells["strata"] != 4 || cells["etcd"] != 4 || len(cells) != 2 {
-		t.Errorf("cells run through the hook: %v, want 4 of strata and 4 of etcd", cells)
+	if cells["strata"] != 4 || cells["etcd"] != 4 || cells["floor"] != 4 || len(cells) != 3 {
+		t.Errorf("cells run through the hook: %v, want 4 of strata, etcd and the floor", cells)
 	}
 }
 
@@ -115,7 +116,7 @@ func wantRows(cfg Config, kube bool) []string {
 	var want []string
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get", "floor/get-floor"}, {"strata/get-rv0", "etcd/get-serializable"},
-		{"strata/list", "etcd/range"}, {"strata/list-rv0", "etcd/range-serializable"},
+		{"strata/list", "etcd/range", "floor/list-floor"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor"},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -44,7 +45,8 @@ type floor struct {
 	cs   kubernetes.Interface
 }
 
-// floorHandler puts value to raw on a POST and answers value on a GET; an
+// floorHandler puts value to raw on a POST and answers value on a GET of
+// an object, the namespace's stored ConfigMaps on a list (listfloor.go); an
 // apply is an apply of a Deployment (applyfloor.go), a PUT or another
 // PATCH a write of a ConfigMap (writefloor.go), each with its field
 // manager, built by the first.
@@ -52,8 +54,12 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	var n atomic.Int64
 	deployments := sync.OnceValues(deploymentFieldManager)
 	configMaps := sync.OnceValues(newConfigMapWriter)
+	list := sync.OnceValues(func() ([]byte, error) { return listBody(context.Background(), raw) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.Method == http.MethodGet && path.Base(r.URL.Path) == "configmaps":
+			serveList(w, list)
+			return
 		case r.Method == http.MethodPatch && r.Header.Get("Content-Type") == string(types.ApplyYAMLPatchType):
 			fm, err := deployments()
 			if err != nil {

@@ -115,6 +115,8 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideFloor, strata: opGet, etcd: opGetFloor},
 	// issue 13: the highest apply ÷ read+cas a server reusing upstream's
 	// field manager can reach, and strata's share of it.
+	{side: sideFloor, strata: opListFloor, etcd: opRange},
+	{otherSide: sideFloor, strata: opList, etcd: opListFloor},
 	{side: sideFloor, strata: opPatchFloor, etcd: opReadCAS},
 	{side: sideFloor, strata: opUpdateFloor, etcd: opReadCAS},
 	{side: sideFloor, strata: opApplyFloor, etcd: opReadCAS},
@@ -125,7 +127,7 @@ var ratioSpecs = []ratioSpec{
 
 // floorOps pair each floor operation with the server operation whose CPU
 // per request it bounds from below.
-var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet},
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet}, {opListFloor, opList},
 	{opPatchFloor, opPatch}, {opUpdateFloor, opUpdate}, {opApplyFloor, opApply}}
 
 // kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
