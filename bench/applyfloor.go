@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path"
 
@@ -43,20 +42,10 @@ func deploymentFieldManager() (*fieldmanager.Manager, error) {
 // applyFloorHandler answers an apply of the Deployment the URL names.
 func applyFloorHandler(raw *clientv3.Client, fm *fieldmanager.Manager) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		config, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		key := rawPrefix + "floor-apply/" + path.Base(r.URL.Path)
-		status, out, err := applyFloor(r.Context(), raw, fm, key, config, r.URL.Query().Get("fieldManager"))
-		if err != nil {
-			http.Error(w, err.Error(), status)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(out)
+		serveFloorWrite(w, r, func(ctx context.Context, config []byte) (int, []byte, error) {
+			key := rawPrefix + "floor-apply/" + path.Base(r.URL.Path)
+			return applyFloor(ctx, raw, fm, key, config, r.URL.Query().Get("fieldManager"))
+		})
 	}
 }
 
@@ -90,13 +79,8 @@ func applyFloor(ctx context.Context, raw *clientv3.Client, fm *fieldmanager.Mana
 	if err != nil {
 		return http.StatusInternalServerError, nil, err
 	}
-	resp, err := raw.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
-		Then(clientv3.OpPut(key, string(out))).Commit()
-	switch {
-	case err != nil:
-		return http.StatusInternalServerError, nil, err
-	case !resp.Succeeded:
-		return http.StatusConflict, nil, fmt.Errorf("%s changed since it was read", key)
+	if code, err := casPut(ctx, raw, key, modRev, out); err != nil {
+		return code, nil, err
 	}
 	return status, out, nil
 }

@@ -77,20 +77,9 @@ func floorCMKey(name string) string { return rawPrefix + "floor-cm/" + name }
 // serveHTTP answers a PUT or strategic PATCH of the ConfigMap the URL
 // names.
 func (cw *configMapWriter) serveHTTP(raw *clientv3.Client, w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	key := floorCMKey(path.Base(r.URL.Path))
-	status, out, err := cw.write(r.Context(), raw, key, body, r.Method == http.MethodPatch)
-	if err != nil {
-		http.Error(w, err.Error(), status)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(out)
+	serveFloorWrite(w, r, func(ctx context.Context, body []byte) (int, []byte, error) {
+		return cw.write(ctx, raw, floorCMKey(path.Base(r.URL.Path)), body, r.Method == http.MethodPatch)
+	})
 }
 
 // write reads the ConfigMap under key, makes the new one (body, or body
@@ -129,16 +118,42 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 	if err != nil {
 		return http.StatusInternalServerError, nil, err
 	}
-	modRev := got.Kvs[0].ModRevision
+	if code, err := casPut(ctx, raw, key, got.Kvs[0].ModRevision, out); err != nil {
+		return code, nil, err
+	}
+	return http.StatusOK, out, nil
+}
+
+// serveFloorWrite reads a write floor's request body, lets write make the
+// object, and answers it with write's status (or write's error).
+func serveFloorWrite(w http.ResponseWriter, r *http.Request, write func(context.Context, []byte) (int, []byte, error)) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	status, out, err := write(r.Context(), body)
+	if err != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(out)
+}
+
+// casPut puts out under key if its mod revision is still modRev (0: the
+// key does not exist), and says which status answers a failure.
+func casPut(ctx context.Context, raw *clientv3.Client, key string, modRev int64, out []byte) (int, error) {
 	resp, err := raw.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 		Then(clientv3.OpPut(key, string(out))).Commit()
 	switch {
 	case err != nil:
-		return http.StatusInternalServerError, nil, err
+		return http.StatusInternalServerError, err
 	case !resp.Succeeded:
-		return http.StatusConflict, nil, fmt.Errorf("%s changed since it was read", key)
+		return http.StatusConflict, fmt.Errorf("%s changed since it was read", key)
 	}
-	return http.StatusOK, out, nil
+	return http.StatusOK, nil
 }
 
 // prepareWriteFloor starts the floor and puts one ConfigMap per client of
