@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"k8s.io/client-go/util/retry"
 	"os"
 	"slices"
 	"testing"
@@ -256,19 +257,13 @@ func TestConversionWebhook(t *testing.T) {
 // it in either version.
 func testStorageVersionMigration(t *testing.T, ts *testServer, prefix string) {
 	ctx := context.Background()
-	crd, err := ts.dynamic.Resource(gvrCRDs).Get(ctx, gvrBackendsCRD, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	for _, v := range versions {
-		v.(map[string]any)["storage"] = v.(map[string]any)["name"] == "v2"
-	}
-	_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
-	crd, err = ts.dynamic.Resource(gvrCRDs).Update(ctx, crd, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	crd := editBackendsCRD(t, ts, func(crd *unstructured.Unstructured) {
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		for _, v := range versions {
+			v.(map[string]any)["storage"] = v.(map[string]any)["name"] == "v2"
+		}
+		_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
+	})
 	if got, _, _ := unstructured.NestedStringSlice(crd.Object, "status", "storedVersions"); !slices.Equal(got, []string{"v1", "v2"}) {
 		t.Errorf("storedVersions = %v, want [v1 v2]", got)
 	}
@@ -326,14 +321,9 @@ func testStorageVersionMigration(t *testing.T, ts *testServer, prefix string) {
 // v1beta1 gets ConversionReviews of v1beta1.
 func testReviewV1beta1(t *testing.T, ts *testServer, hook *convhook.Hook) {
 	ctx := context.Background()
-	crd, err := ts.dynamic.Resource(gvrCRDs).Get(ctx, gvrBackendsCRD, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedStringSlice(crd.Object, []string{"v1beta1"}, "spec", "conversion", "webhook", "conversionReviewVersions")
-	if _, err := ts.dynamic.Resource(gvrCRDs).Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	editBackendsCRD(t, ts, func(crd *unstructured.Unstructured) {
+		_ = unstructured.SetNestedStringSlice(crd.Object, []string{"v1beta1"}, "spec", "conversion", "webhook", "conversionReviewVersions")
+	})
 	eventually(t, 5*time.Second, func() string {
 		got, err := backends(ts, "v1").Get(ctx, "a", metav1.GetOptions{}) // stored in v2
 		if err != nil {
@@ -347,4 +337,25 @@ func testReviewV1beta1(t *testing.T, ts *testServer, hook *convhook.Hook) {
 		}
 		return ""
 	})
+}
+
+// editBackendsCRD reads the backends CRD, lets edit change it and updates
+// it, again on a conflict (the server's CRD controller writes its status
+// after each change, as a client of kube-apiserver must expect too).
+func editBackendsCRD(t *testing.T, ts *testServer, edit func(*unstructured.Unstructured)) *unstructured.Unstructured {
+	t.Helper()
+	var out *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crd, err := ts.dynamic.Resource(gvrCRDs).Get(context.Background(), gvrBackendsCRD, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		edit(crd)
+		out, err = ts.dynamic.Resource(gvrCRDs).Update(context.Background(), crd, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

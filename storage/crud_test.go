@@ -184,3 +184,36 @@ func TestCount(t *testing.T) {
 		t.Fatalf("count ns0 %d %v", one, err)
 	}
 }
+
+// TestGetShared: a shared read the cache serves is the cached object
+// itself, the same for every reader; any other read is a private copy
+// whose changes the cache never sees.
+func TestGetShared(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	created := mustCreate(t, s, widget("default", "x", nil))
+	for _, rv := range []string{"", "0", created.GetResourceVersion()} {
+		a, err := s.Get(ctx, "default", "x", GetOptions{ResourceVersion: rv, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Get(ctx, "default", "x", GetOptions{ResourceVersion: rv, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Errorf("rv %q: two shared reads returned two objects, want the cached one", rv)
+		}
+		own, err := s.Get(ctx, "default", "x", GetOptions{ResourceVersion: rv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own == a {
+			t.Errorf("rv %q: an unshared read returned the cached object", rv)
+		}
+		own.SetLabels(map[string]string{"changed": "yes"})
+		if again, _ := s.Get(ctx, "default", "x", GetOptions{ResourceVersion: rv, Shared: true}); again.GetLabels() != nil {
+			t.Errorf("rv %q: a change to a private copy reached the cache: %v", rv, again.GetLabels())
+		}
+	}
+}

@@ -14,7 +14,7 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 		return nil, err
 	}
 	if opts.ResourceVersion == "" {
-		if obj, ok, err := s.getConsistentFromCache(ctx, key, name); ok {
+		if obj, ok, err := s.getConsistentFromCache(ctx, key, name, opts.Shared); ok {
 			return obj, err
 		}
 		obj, _, err := s.getLatest(ctx, key, name)
@@ -27,7 +27,7 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 	if err := s.cache.waitRevision(ctx, rv, s.cfg.TooLargeRVWait); err != nil {
 		return nil, err
 	}
-	return s.cachedCopy(key, name)
+	return s.cached(key, name, opts.Shared)
 }
 
 // getConsistentFromCache serves a consistent GET (no resourceVersion) from
@@ -39,7 +39,7 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 // that converts between versions (Config.Convert) always reads etcd, so
 // that every consistent GET converts as kube-apiserver's does: a
 // conversion webhook is called on each, and its failure is the GET's.
-func (s *Store) getConsistentFromCache(ctx context.Context, key, name string) (*unstructured.Unstructured, bool, error) {
+func (s *Store) getConsistentFromCache(ctx context.Context, key, name string, shared bool) (*unstructured.Unstructured, bool, error) {
 	if s.cfg.Convert != nil || !s.cache.isReady() {
 		return nil, false, nil
 	}
@@ -50,19 +50,22 @@ func (s *Store) getConsistentFromCache(ctx context.Context, key, name string) (*
 	if err := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); err != nil {
 		return nil, false, nil
 	}
-	obj, err := s.cachedCopy(key, name)
+	obj, err := s.cached(key, name, shared)
 	return obj, true, err
 }
 
-// cachedCopy returns a copy of the cached object at key, or why there is
-// none.
-func (s *Store) cachedCopy(key, name string) (*unstructured.Unstructured, error) {
+// cached returns the cached object at key (a copy unless shared), or why
+// there is none.
+func (s *Store) cached(key, name string, shared bool) (*unstructured.Unstructured, error) {
 	if err := s.cache.corruptErr(key); err != nil {
 		return nil, err
 	}
 	obj := s.cache.get(key)
 	if obj == nil {
 		return nil, notFound(s.cfg.Resource, name)
+	}
+	if shared {
+		return obj, nil
 	}
 	return obj.DeepCopy(), nil
 }

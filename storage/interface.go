@@ -66,6 +66,12 @@ type Preconditions struct {
 type GetOptions struct {
 	// ResourceVersion: "" most recent (quorum), "0" any, "N" not older than N.
 	ResourceVersion string
+	// Shared lets a read the watch cache serves return the cached object
+	// itself instead of a copy, shared with the cache and every other
+	// reader: for a caller that only reads it (a GET encoding its answer)
+	// and never changes it. Copying a ConfigMap was a sixth of a GET's
+	// CPU in the server.
+	Shared bool
 }
 
 // ListOptions configures List and Watch. It carries the same fields as
