@@ -109,8 +109,9 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 		return http.StatusBadRequest, nil, err
 	}
 	recorded := cw.fm.Update(live, obj, "strata-bench")
-	// The field manager keeps an object it cannot record as it was: make
-	// sure the floor paid for a recording.
+	// The field manager keeps an object it cannot record as it was, so a
+	// floor it could not record for would be cheaper than it should be;
+	// the first write, to an object without managedFields, shows it.
 	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
 		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", key)
 	}
