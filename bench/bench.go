@@ -264,7 +264,8 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// runWatches runs the watch cell of each server and of raw etcd.
+// runWatches runs the watch cell of each server, of raw etcd and of the
+// floor.
 func (r *runner) runWatches(ctx context.Context) error {
 	for _, t := range r.env.targets() {
 		row, err := r.serverWatch(ctx, t)
@@ -275,6 +276,10 @@ func (r *runner) runWatches(ctx context.Context) error {
 	}
 	row, err := r.rawWatch(ctx)
 	if err != nil {
+		return err
+	}
+	r.record(row)
+	if row, err = r.floorWatch(ctx); err != nil {
 		return err
 	}
 	r.record(row)

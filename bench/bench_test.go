@@ -149,7 +149,7 @@ func wantRows(cfg Config, kube bool) []string {
 	if kube {
 		want = append(want, "kube/watch/"+w)
 	}
-	return append(want, "etcd/watch/"+w)
+	return append(want, "etcd/watch/"+w, "floor/watch/"+w)
 }
 
 // checkRows checks that rep has the rows wantRows lists, each with

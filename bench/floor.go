@@ -42,11 +42,13 @@ const (
 type floor struct {
 	srv  *httptest.Server // in this process only
 	proc *process
+	cfg  *rest.Config
 	cs   kubernetes.Interface
 }
 
 // floorHandler puts value to raw on a POST and answers value on a GET of
-// an object, the namespace's stored ConfigMaps on a list (listfloor.go); an
+// an object, the namespace's stored ConfigMaps on a list (listfloor.go);
+// it serves the watch cell's watches and writes (watchfloor.go); an
 // apply is an apply of a Deployment (applyfloor.go), a PUT or another
 // PATCH a write of a ConfigMap (writefloor.go), each with its field
 // manager, built by the first.
@@ -55,8 +57,15 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	deployments := sync.OnceValues(deploymentFieldManager)
 	configMaps := sync.OnceValues(newConfigMapWriter)
 	list := sync.OnceValues(func() ([]byte, error) { return listBody(context.Background(), raw) })
+	watches := newWatchFloor(raw, value)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case isWatch(r):
+			watches.serveWatch(w, r)
+			return
+		case r.Method == http.MethodPatch && path.Base(r.URL.Path) == watchTarget:
+			watches.serveWrite(w, r)
+			return
 		case r.Method == http.MethodGet && path.Base(r.URL.Path) == "configmaps":
 			serveList(w, list)
 			return
@@ -126,7 +135,7 @@ func (e *env) startFloor(ctx context.Context, inProcess bool, value string) (*fl
 		f.close()
 		return nil, fmt.Errorf("bench: floor client: %w", err)
 	}
-	f.cs = cs
+	f.cfg, f.cs = cfg, cs
 	return f, nil
 }
 

@@ -96,6 +96,9 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 			}
 		}
 	}
+	if q, ok := got[key("ms", "watch-floor p99 ÷ kube watch p99", cfg.Watchers)]; !ok || q.Value <= 0 || q.Met != nil {
+		t.Errorf("watch floor ratio %+v (found %v): want a value and no target", q, ok)
+	}
 	if q, ok := got[key("ms", "watch p99", cfg.Watchers)]; !ok || q.Met == nil {
 		t.Errorf("watch p99 ratio %+v: want one with its target", q)
 	}

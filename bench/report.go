@@ -242,9 +242,9 @@ func (r *Report) finishKube() {
 }
 
 // floorKubeRatios are the floor's throughput and CPU per request ÷
-// kube-apiserver's for the same operation: the highest and the least
-// ratios any server could reach, since every server does at least the
-// floor's work.
+// kube-apiserver's for the same operation, and its watch p99 ÷ kube's: the
+// best ratios any server could reach, since every server does at least
+// the floor's work.
 func (r *Report) floorKubeRatios() []Ratio {
 	var qs []Ratio
 	for _, fo := range floorOps {
@@ -262,6 +262,11 @@ func (r *Report) floorKubeRatios() []Ratio {
 				qs = append(qs, kubeRatio(name, "CPU µs/req", c, *ft.ServerCPUUsPerOp, *kt.ServerCPUUsPerOp, false, false))
 			}
 		}
+	}
+	ft, ok1 := r.Row(sideFloor, opWatch, r.Watchers)
+	kt, ok2 := r.Row(sideKube, opWatch, r.Watchers)
+	if ok1 && ok2 && kt.P99Ms > 0 {
+		qs = append(qs, kubeRatio("watch-floor p99 ÷ kube watch p99", "ms", r.Watchers, ft.P99Ms, kt.P99Ms, false, false))
 	}
 	return qs
 }
@@ -356,7 +361,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
 			"the etcd put, for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
-			"÷ kube-apiserver's; no server's CPU per request can be below the floor's, nor its throughput above\n")
+			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
+			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")
 	}
 	r.writeFootprint(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {
