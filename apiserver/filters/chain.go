@@ -107,9 +107,7 @@ func Chain(api http.Handler, cfg Config) http.Handler {
 func observe(next http.Handler, cfg Config) http.Handler {
 	m, log := cfg.Metrics, cfg.Logger
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-			growStack()
-		}
+		GrowStack()
 		info, parsed := requestInfo(r)
 		st := &state{start: m.now(), info: info, labels: requestLabels(r, info, cfg.KnownResource),
 			userAgent: r.UserAgent(), w: &recorder{ResponseWriter: w}}

@@ -63,6 +63,8 @@ func Bound(next http.Handler, timeout time.Duration) http.Handler {
 // handler reading). A writer that cannot set one (a test's) is left alone.
 func bodyDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The deadline filter's goroutine starts here, with a small stack.
+		filters.GrowStack()
 		if d, ok := r.Context().Deadline(); ok && r.ContentLength != 0 {
 			_ = http.NewResponseController(w).SetReadDeadline(d)
 		}
