@@ -71,11 +71,8 @@ func (c *itemCache) encodeItem(content map[string]any) ([]byte, error) {
 // encodeObject returns one object's item encoding, cached like a list
 // item's. The bytes may be shared: never append to them.
 func (c *itemCache) encodeObject(content map[string]any) ([]byte, error) {
-	out, err := c.encodeItems([]unstructured.Unstructured{{Object: content}})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	ns, name, rv := identity(content)
+	return c.cached(itemKey{namespace: ns, name: name}, rv, func() ([]byte, error) { return c.encodeItem(content) })
 }
 
 // identity reads an object's namespace, name and resourceVersion straight
@@ -135,7 +132,13 @@ func (c *itemCache) encodeEvent(typ watch.EventType, obj *unstructured.Unstructu
 // makes, kept as encodeEvent keeps the JSON (protobuf frames use it too).
 func (c *itemCache) cachedEvent(typ watch.EventType, obj *unstructured.Unstructured, encode func() ([]byte, error)) ([]byte, error) {
 	ns, name, rv := identity(obj.Object)
-	key := itemKey{event: typ, namespace: ns, name: name}
+	return c.cached(itemKey{event: typ, namespace: ns, name: name}, rv, encode)
+}
+
+// cached returns the bytes kept under key at revision rv, or else what
+// encode makes, kept for the next (an object without a revision is not
+// kept).
+func (c *itemCache) cached(key itemKey, rv string, encode func() ([]byte, error)) ([]byte, error) {
 	if rv == "" {
 		return encode()
 	}
