@@ -123,16 +123,22 @@ func checkFootprint(t *testing.T, rep *Report) {
 	if want := fpStrataEmbedded + "," + fpStrataApart + "," + fpKube; strings.Join(servers, ",") != want {
 		t.Errorf("footprint rows %v, want %s", servers, want)
 	}
-	n := 0
+	n, floors := 0, 0
 	for _, q := range rep.KubeRatios {
-		if q.Metric == "s" || q.Metric == "MB" {
+		switch {
+		case (q.Metric == "s" || q.Metric == "MB") && strings.Contains(q.Name, "floor"):
+			floors++
+			if q.Met != nil || q.Value <= 0 || q.Value >= 1 {
+				t.Errorf("start-up floor ratio %+v: want a value below 1 and no target", q)
+			}
+		case q.Metric == "s" || q.Metric == "MB":
 			n++
 			if q.Met == nil || q.Value <= 0 {
 				t.Errorf("footprint ratio %+v: want a value and its target", q)
 			}
 		}
 	}
-	if n != 5 {
-		t.Errorf("%d footprint ratios, want 5 (start-up empty and loaded, RSS three ways)", n)
+	if n != 5 || floors != 2 {
+		t.Errorf("%d footprint ratios and %d start-up floors, want 5 (start-up empty and loaded, RSS three ways) and 2", n, floors)
 	}
 }
