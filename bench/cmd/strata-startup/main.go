@@ -64,6 +64,11 @@ func run(c config) error {
 		defer os.RemoveAll(dir)
 		c.work = dir
 	}
+	// A -work directory that does not exist yet is made, as the server
+	// makes its data directory.
+	if err := os.MkdirAll(c.work, 0o700); err != nil {
+		return fmt.Errorf("-work: %w", err)
+	}
 	if !c.skipEmpty {
 		var times []time.Duration
 		for i := range c.runs {
