@@ -85,16 +85,11 @@ func applyFloor(ctx context.Context, raw *clientv3.Client, fm *fieldmanager.Mana
 	return status, out, nil
 }
 
-// floorApply is applyAs(t, 1) against the floor server.
-func (r *runner) floorApply(ctx context.Context, c call) error {
-	return applyVia(ctx, r.env.floor.cs, applyName(c.worker), "bench-a", applyConfig(c.worker, r.counter.Add(1)))
-}
-
 // prepareApplyFloor starts the floor and creates one Deployment per
-// client of the largest cell through it.
+// client of the largest cell through it, as prepareApply does on a server.
 func (r *runner) prepareApplyFloor(ctx context.Context) error {
 	if err := r.prepareFloor(ctx); err != nil {
 		return err
 	}
-	return r.createByApply(ctx, r.env.floor.cs)
+	return r.prepareApply(r.floorT)(ctx)
 }

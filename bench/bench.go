@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -197,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			err = cerr
 		}
 	}()
-	r := &runner{cfg: cfg, env: e, rep: newReport(cfg)}
+	r := &runner{cfg: cfg, env: e, rep: newReport(cfg), floorT: &target{side: sideFloor}}
 	if err := r.run(ctx); err != nil {
 		// The cells that ran (the footprint runs last) are reported still.
 		r.rep.finish(time.Since(start))
@@ -233,9 +232,10 @@ type runner struct {
 	rawItems int
 	// counter numbers the patches, so that each changes its object.
 	counter atomic.Int64
-	// floorUpdated are the ConfigMaps the update floor last answered,
-	// one per client.
-	floorUpdated []*corev1.ConfigMap
+	// floorT is the floor server's clients, filled in when it starts
+	// (prepareFloor), so that its cells run the same operations as the
+	// servers'.
+	floorT *target
 }
 
 // run prepares the data, then runs each operation pair at every

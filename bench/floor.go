@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,9 +12,7 @@ import (
 	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -43,7 +40,6 @@ type floor struct {
 	srv  *httptest.Server // in this process only
 	proc *process
 	cfg  *rest.Config
-	cs   kubernetes.Interface
 }
 
 // floorHandler puts value to raw on a POST and answers value on a GET of
@@ -128,14 +124,8 @@ func (e *env) startFloor(ctx context.Context, inProcess bool, value string) (*fl
 		}
 		f.proc, url = p, words
 	}
-	cfg := &rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{Insecure: true},
-		QPS: -1, Burst: 1 << 20, UserAgent: "strata-bench"}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		f.close()
-		return nil, fmt.Errorf("bench: floor client: %w", err)
-	}
-	f.cfg, f.cs = cfg, cs
+	// newTarget makes its clients (prepareFloor).
+	f.cfg = &rest.Config{Host: url, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	return f, nil
 }
 
@@ -158,25 +148,6 @@ func (f *floor) close() error {
 	return nil
 }
 
-// floorCreate is strataCreate against the floor server.
-func (r *runner) floorCreate(ctx context.Context, c call) error {
-	cm, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Create(ctx,
-		r.configMap(fmt.Sprintf("floor-c%d-%d", c.conc, c.i)), metav1.CreateOptions{})
-	if err == nil && cm.Name == "" {
-		err = errors.New("floor server answered a ConfigMap without a name")
-	}
-	return err
-}
-
-// floorGet is get against the floor server.
-func (r *runner) floorGet(ctx context.Context, c call) error {
-	cm, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
-	if err == nil && cm.Name == "" {
-		err = errors.New("floor server answered a ConfigMap without a name")
-	}
-	return err
-}
-
 // prepareFloor starts the floor server (once the stored bytes are known),
 // for whichever of its cells runs first.
 func (r *runner) prepareFloor(ctx context.Context) error {
@@ -188,6 +159,13 @@ func (r *runner) prepareFloor(ctx context.Context) error {
 		return err
 	}
 	r.env.floor = f
+	t, err := newTarget(sideFloor, f.cfg, f.pid())
+	if err != nil {
+		return err
+	}
+	// The floor lists what the raw range reads (listfloor.go).
+	t.listItems = r.rawItems
+	*r.floorT = *t
 	return nil
 }
 

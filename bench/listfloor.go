@@ -8,8 +8,6 @@ import (
 	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // The list floor is the floor (floor.go) of a list: the floor server
@@ -51,21 +49,4 @@ func serveList(w http.ResponseWriter, body func() ([]byte, error)) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(data)
-}
-
-// floorList is list against the floor server.
-func (r *runner) floorList(ctx context.Context, _ call) error {
-	if r.cfg.DecodeLists {
-		l, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
-		if err == nil && len(l.Items) != r.rawItems {
-			err = fmt.Errorf("list-floor has %d items, want %d", len(l.Items), r.rawItems)
-		}
-		return err
-	}
-	body, err := r.env.floor.cs.CoreV1().RESTClient().Get().Namespace(namespace).Resource("configmaps").
-		VersionedParams(&metav1.ListOptions{}, scheme.ParameterCodec).Do(ctx).Raw()
-	if err == nil && len(body) < r.cfg.Objects*r.cfg.DataBytes {
-		err = fmt.Errorf("list-floor response of %d bytes is too short for %d objects", len(body), r.cfg.Objects)
-	}
-	return err
 }

@@ -90,20 +90,20 @@ func (r *runner) pairsFor(t *target) []pair {
 	}
 	lists := []pair{
 		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)},
-			floors: []op{r.floorOp(opGetFloor, r.floorGet)}},
+			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, ""))}},
 		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
 		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)},
-			floors: []op{r.floorOp(opListFloor, r.floorList)}},
+			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, ""))}},
 		{strata: s(opListRV0, r.list(t, "0")), etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
 	}
 	patch, update, apply, apply2 := s(opPatch, r.patch(t)), s(opUpdate, r.update(t)), s(opApply, r.applyAs(t, 1)), s(opApply2, r.applyAs(t, 2))
 	patch.prepare, update.prepare, apply.prepare = r.preparePatch(t), r.prepareUpdate(t), r.prepareApply(t)
-	patchFloor, updateFloor := r.floorOp(opPatchFloor, r.floorPatch), r.floorOp(opUpdateFloor, r.floorUpdate)
-	applyFloor := r.floorOp(opApplyFloor, r.floorApply)
+	patchFloor, updateFloor := r.floorOp(opPatchFloor, r.patch(r.floorT)), r.floorOp(opUpdateFloor, r.update(r.floorT))
+	applyFloor := r.floorOp(opApplyFloor, r.applyAs(r.floorT, 1))
 	patchFloor.prepare, updateFloor.prepare, applyFloor.prepare = r.prepareWriteFloor, r.prepareWriteFloor, r.prepareApplyFloor
 	writes := []pair{
 		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
-			floors: []op{r.floorOp(opCreateFloor, r.floorCreate)}},
+			floors: []op{r.floorOp(opCreateFloor, r.create(r.floorT))}},
 		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
 			more: []op{update, apply, apply2}, floors: []op{patchFloor, updateFloor, applyFloor}},
 	}

@@ -171,11 +171,7 @@ func (r *runner) floorWatch(ctx context.Context) (Row, error) {
 	if err := r.prepareFloor(ctx); err != nil {
 		return Row{}, err
 	}
-	t, err := newTarget(sideFloor, r.env.floor.cfg, r.env.floor.pid())
-	if err != nil {
-		return Row{}, err
-	}
-	return r.serverWatch(ctx, t)
+	return r.serverWatch(ctx, r.floorT)
 }
 
 // isWatch says whether a GET is a watch.

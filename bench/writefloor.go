@@ -8,14 +8,11 @@ import (
 	"net/http"
 	"path"
 	"slices"
-	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/stratadev/strata/fieldmanager"
@@ -164,8 +161,8 @@ func (r *runner) prepareWriteFloor(ctx context.Context) error {
 		return err
 	}
 	n := slices.Max(r.cfg.Concurrency)
-	r.floorUpdated = make([]*corev1.ConfigMap, n)
-	return parallel(ctx, n, 16, func(ctx context.Context, w int) error {
+	updated := make([]*corev1.ConfigMap, n)
+	err := parallel(ctx, n, 16, func(ctx context.Context, w int) error {
 		for _, name := range []string{patchName(w), updateName(w)} {
 			cm := r.configMap(name)
 			cm.Namespace = namespace
@@ -176,26 +173,11 @@ func (r *runner) prepareWriteFloor(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			r.floorUpdated[w] = cm
+			updated[w] = cm // the update cell's, the last one put
 		}
 		return nil
 	})
-}
-
-// floorPatch is patch against the floor server.
-func (r *runner) floorPatch(ctx context.Context, c call) error {
-	body := fmt.Appendf(nil, `{"data":{"counter":"%d"}}`, r.counter.Add(1))
-	_, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Patch(ctx, patchName(c.worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
-	return err
-}
-
-// floorUpdate is update against the floor server.
-func (r *runner) floorUpdate(ctx context.Context, c call) error {
-	cm := r.floorUpdated[c.worker].DeepCopy()
-	cm.Data["counter"] = strconv.FormatInt(r.counter.Add(1), 10)
-	got, err := r.env.floor.cs.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{})
-	if err == nil {
-		r.floorUpdated[c.worker] = got
-	}
+	// The update cell PUTs each client's ConfigMap as it last wrote it.
+	r.floorT.updated = updated
 	return err
 }

@@ -167,8 +167,9 @@ func decodeJSONConfig(config []byte) (*unstructured.Unstructured, bool) {
 // yamlReadsAsJSON reports whether YAML reads config's characters and
 // escapes as JSON does (go-yaml's reader and scanner): every character one
 // YAML allows and does not take for a line break (NEL, LS and PS fold in a
-// quoted string), no tab (JSON's whitespace, but not YAML's indentation), no "\/" escape (unknown to YAML), no "\u" escape of a
-// UTF-16 surrogate (an error to YAML, half a pair to JSON).
+// quoted string), no tab (JSON's whitespace, but not YAML's indentation),
+// no "\/" escape (unknown to YAML), no "\u" escape of a UTF-16 surrogate
+// (an error to YAML, half a pair to JSON).
 func yamlReadsAsJSON(config []byte) bool {
 	for i := 0; i < len(config); {
 		r, size := utf8.DecodeRune(config[i:])
@@ -198,8 +199,9 @@ func jsonEscapeReadsAsYAML(esc []byte) bool {
 		if len(esc) < 5 {
 			return false
 		}
-		d := strings.ToLower(string(esc[1:3]))
-		return d < "d8" || d > "df"
+		// A surrogate is \uD800 to \uDFFF, in either case.
+		hi, lo := esc[1]|0x20, esc[2]|0x20
+		return hi != 'd' || !(lo >= '8' && lo <= '9' || lo >= 'a' && lo <= 'f')
 	}
 	return true
 }

@@ -69,8 +69,8 @@ type GetOptions struct {
 	// Shared lets a read the watch cache serves return the cached object
 	// itself instead of a copy, shared with the cache and every other
 	// reader: for a caller that only reads it (a GET encoding its answer)
-	// and never changes it. Copying a ConfigMap was a sixth of a GET's
-	// CPU in the server.
+	// and never changes it. Copying a ConfigMap was a sixth of the GET
+	// handler's CPU in a profile.
 	Shared bool
 }
 
