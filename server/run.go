@@ -226,7 +226,8 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// the admission plugins', the webhooks' service resolver's) are
 	// requested and started before the controllers request theirs, so
 	// that readiness waits for these only (shared.startServing).
-	chain, err := newAdmission(o, sh, az, ln.Addr())
+	warm := make(chan struct{})
+	chain, err := newAdmission(o, sh, az, ln.Addr(), warm)
 	if err != nil {
 		return fail(err)
 	}
@@ -290,6 +291,10 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
 	clock.step("serving")
+	go func() {
+		api.WarmOpenAPI(context.Background())
+		close(warm)
+	}()
 	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
 	go func() {
 		var err error

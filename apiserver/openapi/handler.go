@@ -1,7 +1,10 @@
 package openapi
 
 import (
+	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -35,3 +38,36 @@ func (s *Service) newMux() *http.ServeMux {
 	})
 	return mux
 }
+
+// Warm builds every v3 document not built yet and encodes it for its
+// ETag, one after another, and returns why any could not be built. New
+// leaves its documents to be built when first asked for, and the first
+// /openapi/v3 request needs the ETag of every document: kube-openapi's
+// handler then builds and encodes them all at once, on a goroutine each,
+// which on a small machine starves the requests served beside it (issue
+// 18). A server warms them on one goroutine once it serves.
+func (s *Service) Warm() error {
+	s.mu.Lock()
+	docs := s.docs
+	s.mu.Unlock()
+	var errs []error
+	for _, p := range slices.Sorted(maps.Keys(docs)) {
+		if _, _, err := docs[p].Get(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r, err := http.NewRequest(http.MethodGet, "/openapi/v3/"+p, nil)
+		if err != nil {
+			return err
+		}
+		s.v3.HandleGroupVersion(discard{header: http.Header{}}, r)
+	}
+	return errors.Join(errs...)
+}
+
+// discard is a response writer that keeps nothing.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header         { return d.header }
+func (d discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d discard) WriteHeader(int)             {}

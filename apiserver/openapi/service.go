@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/cached"
@@ -29,8 +30,11 @@ type Service struct {
 	serializer runtime.NegotiatedSerializer
 	info       spec.InfoProps
 
-	// mu serialises changes, and with them every use of defs (see definitions).
+	// mu serialises changes; defsMu, taken inside mu when both are,
+	// serialises every use of defs (see definitions): the builds of changes
+	// and the lazy builds of New's documents.
 	mu        sync.Mutex
+	defsMu    sync.Mutex
 	defs      *definitions
 	gvs       map[schema.GroupVersion]*groupVersion
 	discovery map[string]*routeContainer // v3 document path → routes
@@ -38,6 +42,9 @@ type Service struct {
 	v2           *handler.OpenAPIService
 	v2Generation int // under mu; the ETag source of lazily built v2 documents
 	v3           *handler3.OpenAPIService
+	// docs are the served v3 documents by path (under mu; replaced, never
+	// changed, so that Warm reads a snapshot).
+	docs map[string]cached.Value[*spec3.OpenAPI]
 	// v3Paths is the set of served v3 document paths, read without mu.
 	v3Paths atomic.Pointer[map[string]bool]
 	mux     *http.ServeMux
@@ -69,10 +76,11 @@ func WithInfo(title, version string) Option {
 // defs as in kube-apiserver.
 //
 // A document holds only the definitions reachable from its operations.
-// New builds every /openapi/v3 document before it returns, so an error in
-// any of them is returned here; /openapi/v2, built from the same routes and
-// definitions, is built when first asked for (an error in that build is
-// logged by kube-openapi's handler, as after SetGroupVersion).
+// New checks the resources and installs their routes; it builds no
+// document. Each /openapi/v3 document is built when first asked for or
+// warmed (Warm returns the build errors), and /openapi/v2, built from the
+// same routes and definitions, when first asked for (an error in that
+// build is logged by kube-openapi's handler, as after SetGroupVersion).
 func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []Resource, opts ...Option) (*Service, error) {
 	if defs == nil || scheme == nil {
 		return nil, errors.New("openapi: New needs definitions and a scheme")
@@ -83,6 +91,7 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 		info:       spec.InfoProps{Title: "Kubernetes", Version: "unversioned"},
 		gvs:        map[schema.GroupVersion]*groupVersion{},
 		discovery:  map[string]*routeContainer{},
+		docs:       map[string]cached.Value[*spec3.OpenAPI]{},
 		v3:         handler3.NewOpenAPIService(),
 	}
 	for _, opt := range opts {
@@ -145,15 +154,20 @@ func (s *Service) SetGroupVersion(gv schema.GroupVersion, resources []Resource, 
 }
 
 // setGroupVersionLocked builds and, when everything built, installs the
-// documents of gv; lazyV2 has /openapi/v2 rebuilt when next asked for (New
-// builds it once at the end instead).
-func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema, lazyV2 bool) error {
+// documents of gv. A change (SetGroupVersion) builds gv's v3 documents at
+// once, so that an error in them is returned, and has /openapi/v2 rebuilt
+// when next asked for. New's documents, all built-in, are built when first
+// asked for instead (Warm, or a request), as kube-apiserver builds its own:
+// they took a sixth of an empty start's CPU (issue 18).
+func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema, change bool) error {
 	if gv.Version == "" {
 		return fmt.Errorf("openapi: group-version %q has no version", gv)
 	}
 	path := strings.TrimPrefix(rootPath(gv), "/")
+	s.defsMu.Lock()
 	next, extras, err := s.prepare(gv, resources, extraDefs)
 	if err != nil {
+		s.defsMu.Unlock()
 		return fmt.Errorf("openapi: %s: %w", path, err)
 	}
 	var oldExtra []string
@@ -161,14 +175,6 @@ func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Reso
 		oldExtra = old.extra
 	}
 	undo := s.defs.setExtra(oldExtra, extras)
-
-	var doc *spec3.OpenAPI
-	if next != nil {
-		if doc, err = s.buildV3(path, next.routes); err != nil {
-			undo()
-			return err
-		}
-	}
 	gvs := maps.Clone(s.gvs)
 	if next != nil {
 		gvs[gv] = next
@@ -176,33 +182,46 @@ func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Reso
 		delete(gvs, gv)
 	}
 	discovery := s.discoveryRoutes(slices.Collect(maps.Keys(gvs)))
-	discoveryDocs := map[string]*spec3.OpenAPI{}
-	for p, c := range discovery {
-		if _, built := s.discovery[p]; built {
-			continue
-		}
-		if discoveryDocs[p], err = s.buildV3(p, c); err != nil {
-			undo()
-			return err
-		}
-	}
-
-	// Everything built: publish.
+	docs := map[string]cached.Value[*spec3.OpenAPI]{}
 	if next != nil {
-		s.v3.UpdateGroupVersion(path, doc)
-	} else {
-		s.v3.DeleteGroupVersion(path)
+		docs[path] = s.v3Doc(path, next.routes, change)
 	}
-	for p, d := range discoveryDocs {
-		s.v3.UpdateGroupVersion(p, d)
+	for p, c := range discovery {
+		if _, built := s.discovery[p]; !built {
+			docs[p] = s.v3Doc(p, c, change)
+		}
+	}
+	for p, d := range docs {
+		if !change {
+			break // lazy: built, under defsMu, when asked for
+		}
+		if _, _, err := d.Get(); err != nil {
+			undo()
+			s.defsMu.Unlock()
+			return fmt.Errorf("openapi: %s: %w", p, err)
+		}
+	}
+	s.defsMu.Unlock()
+
+	// Everything built: publish (not under defsMu, which kube-openapi's
+	// handler takes, under its own lock, to build a lazy document).
+	served := maps.Clone(s.docs)
+	if next == nil {
+		s.v3.DeleteGroupVersion(path)
+		delete(served, path)
+	}
+	for p, d := range docs {
+		s.v3.UpdateGroupVersionLazy(p, d)
+		served[p] = d
 	}
 	for p := range s.discovery {
 		if _, ok := discovery[p]; !ok {
 			s.v3.DeleteGroupVersion(p)
+			delete(served, p)
 		}
 	}
-	s.gvs, s.discovery = gvs, discovery
-	if lazyV2 {
+	s.gvs, s.discovery, s.docs = gvs, discovery, served
+	if change {
 		s.v2Generation++
 		s.v2.UpdateSpecLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	}
@@ -217,6 +236,25 @@ func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Reso
 	return nil
 }
 
+// v3Doc is the v3 document of path: built now when eager (and Get returns
+// it, or why it could not be built; the caller holds defsMu), or else when
+// first asked for, under defsMu.
+func (s *Service) v3Doc(path string, c common.RouteContainer, eager bool) cached.Value[*spec3.OpenAPI] {
+	if eager {
+		doc, err := s.buildV3(path, c)
+		if err != nil {
+			return cached.Result[*spec3.OpenAPI]{Err: err}
+		}
+		return cached.Static(doc, uuid.New().String())
+	}
+	return cached.Once(cached.Func(func() (*spec3.OpenAPI, string, error) {
+		s.defsMu.Lock()
+		defer s.defsMu.Unlock()
+		doc, err := s.buildV3(path, c)
+		return doc, "strata-v3-" + path, err
+	}))
+}
+
 // lazyV2 returns the build of /openapi/v2 over the group-versions served
 // when it runs (not when it was made: a request may still hold an older
 // build function after a change).
@@ -224,6 +262,8 @@ func (s *Service) lazyV2(generation int) func() (*spec.Swagger, string, error) {
 	return func() (*spec.Swagger, string, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.defsMu.Lock()
+		defer s.defsMu.Unlock()
 		sw, err := s.buildV2(allRoutes(s.gvs, s.discovery))
 		return sw, fmt.Sprintf("strata-v2-%d", generation), err
 	}
