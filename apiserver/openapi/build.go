@@ -30,7 +30,7 @@ func (s *Service) v2Config() *common.Config {
 		GetOperationIDAndTags: apiopenapi.GetOperationIDAndTags,
 		GetDefinitionName:     s.defs.GetDefinitionName,
 		GetDefinitions: func(common.ReferenceCallback) map[string]common.OpenAPIDefinition {
-			return s.defs.v2
+			return s.defs.v2()
 		},
 	}
 }

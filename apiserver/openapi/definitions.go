@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,12 +26,17 @@ const (
 // the extra definitions of kinds the scheme does not know.
 //
 // The maps are shared by every build and changed by SetGroupVersion, so all
-// use is serialised by Service.mu. The builders write into the top-level
+// use is serialised by Service.defsMu. The builders write into the top-level
 // extensions of the definitions they copy (they copy schemas shallowly); see
 // ownExtensions for why that stays safe while documents are served.
 type definitions struct {
-	v2, v3 map[string]common.OpenAPIDefinition
-	namer  *apiopenapi.DefinitionNamer
+	v3 map[string]common.OpenAPIDefinition
+	// generatedV2 are the generated definitions with v2 $refs, made when
+	// /openapi/v2 is first built (a twentieth of a second of CPU that
+	// most servers never need); extraV2 the extra kinds' v2 definitions.
+	generatedV2 func() map[string]common.OpenAPIDefinition
+	extraV2     map[string]common.OpenAPIDefinition
+	namer       *apiopenapi.DefinitionNamer
 	// extra maps the definition name of each extra kind to its kind.
 	extra map[string]schema.GroupVersionKind
 }
@@ -48,13 +54,24 @@ func newDefinitions(get common.GetOpenAPIDefinitions, scheme *runtime.Scheme) (*
 		}
 	}
 	d := &definitions{
-		namer: apiopenapi.NewDefinitionNamer(scheme),
-		extra: map[string]schema.GroupVersionKind{},
+		namer:   apiopenapi.NewDefinitionNamer(scheme),
+		extra:   map[string]schema.GroupVersionKind{},
+		extraV2: map[string]common.OpenAPIDefinition{},
 	}
 	get = utilopenapi.GetOpenAPIDefinitionsWithoutDisabledFeatures(get)
-	d.v2 = get(d.refCallback(v2RefPrefix))
 	d.v3 = get(d.refCallback(v3RefPrefix))
+	d.generatedV2 = sync.OnceValue(func() map[string]common.OpenAPIDefinition {
+		return get(d.refCallback(v2RefPrefix))
+	})
 	return d, nil
+}
+
+// v2 is every definition with v2 $refs: the generated ones and the extra
+// kinds'.
+func (d *definitions) v2() map[string]common.OpenAPIDefinition {
+	all := maps.Clone(d.generatedV2())
+	maps.Copy(all, d.extraV2)
+	return all
 }
 
 func (d *definitions) refCallback(prefix string) common.ReferenceCallback {
@@ -103,7 +120,7 @@ func (d *definitions) newExtraDefinition(gvk schema.GroupVersionKind, s spec.Sch
 					return ref
 				}
 				name = unescapeJSONPointer(name)
-				if _, generated := d.v2[name]; !generated && !local[name] {
+				if _, known := d.v3[name]; !known && !local[name] {
 					refErr = fmt.Errorf("$ref %q names no known definition", r)
 					return ref
 				}
@@ -143,24 +160,24 @@ func (d *definitions) setExtra(old []string, next map[string]extraDefinition) (u
 		saved[name] = struct {
 			v2, v3 common.OpenAPIDefinition
 			gvk    schema.GroupVersionKind
-		}{d.v2[name], d.v3[name], d.extra[name]}
-		delete(d.v2, name)
+		}{d.extraV2[name], d.v3[name], d.extra[name]}
+		delete(d.extraV2, name)
 		delete(d.v3, name)
 		delete(d.extra, name)
 	}
 	for name, e := range next {
-		d.v2[name] = common.OpenAPIDefinition{Schema: e.v2, Dependencies: e.deps}
+		d.extraV2[name] = common.OpenAPIDefinition{Schema: e.v2, Dependencies: e.deps}
 		d.v3[name] = common.OpenAPIDefinition{Schema: e.v3, Dependencies: e.deps}
 		d.extra[name] = e.gvk
 	}
 	return func() {
 		for name := range next {
-			delete(d.v2, name)
+			delete(d.extraV2, name)
 			delete(d.v3, name)
 			delete(d.extra, name)
 		}
 		for name, s := range saved {
-			d.v2[name], d.v3[name], d.extra[name] = s.v2, s.v3, s.gvk
+			d.extraV2[name], d.v3[name], d.extra[name] = s.v2, s.v3, s.gvk
 		}
 	}
 }

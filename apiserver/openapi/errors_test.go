@@ -137,7 +137,7 @@ func TestBuildErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "apis/example.com/v1") {
 		t.Fatalf("SetGroupVersion = %v, want a build error", err)
 	}
-	if len(svc.defs.extra) != 0 || svc.defs.v2["com.example.v1.Widget"].Schema.Type != nil {
+	if len(svc.defs.extra) != 0 || svc.defs.extraV2["com.example.v1.Widget"].Schema.Type != nil {
 		t.Errorf("extra definitions left behind: %v", svc.defs.extra)
 	}
 	noScale := slices.Clone(widgets)
