@@ -49,9 +49,10 @@ type Deps struct {
 	// Self is the server's URL: kubernetes.default.svc resolves to it.
 	Self *url.URL
 	Stop <-chan struct{}
-	// Serving, closed once the server serves, holds back the plugins'
-	// OpenAPI v3 requests until then (openapiwait.go; nil: it does not).
-	Serving <-chan struct{}
+	// OpenAPIWarm, closed once the server's OpenAPI v3 documents are built
+	// and encoded, holds back the plugins' /openapi/v3 requests until then
+	// (openapiwait.go; nil: they are not held back).
+	OpenAPIWarm <-chan struct{}
 	// Dial, if set, dials the webhooks service references name (tests
 	// reach loopback through it); it is kube-apiserver's proxy transport.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -116,7 +117,7 @@ func New(o Options, d Deps, kinds []*registry.Kind) (*Chain, error) {
 	}
 	inits := admission.PluginInitializers{
 		initializer.NewAPIServerIDInitializer(d.ServerID),
-		initializer.New(openAPIAfter(d.Client, d.Serving, d.Stop), dyn, d.Informers, d.Authorizer, utilfeature.DefaultFeatureGate,
+		initializer.New(openAPIAfter(d.Client, d.OpenAPIWarm, d.Stop), dyn, d.Informers, d.Authorizer, utilfeature.DefaultFeatureGate,
 			utilcompatibility.DefaultBuildEffectiveVersion(), d.Stop, mapper),
 	}
 	inits = append(inits, kube...)

@@ -9,72 +9,77 @@ import (
 )
 
 // The MutatingAdmissionPolicy plugin polls /openapi/v3 from its start, to
-// learn which OpenAPI documents changed. Answering that first poll marshals
-// every built-in group's document to JSON for its hash: half a second of
-// CPU, a fifth of an empty start on two cores (issue 18). kube-apiserver's
-// plugins reach it over a loopback connection that answers only once it
-// serves, so there the poll fails until then and runs again 5 s later;
-// strata's loopback is in-process and answers at once. The plugins'
-// client therefore waits for the server to serve before its first
-// /openapi/v3 request, and the plugin learns the paths when kube-apiserver's
-// would, or sooner.
+// learn which OpenAPI documents changed. The answer names every document
+// with the hash of its JSON, so the first poll builds and encodes them all:
+// half a second of CPU, which kube-openapi's handler spreads over every core
+// (issue 18). kube-apiserver's plugins reach it over a loopback connection
+// that is answered only once it serves; strata's loopback is in-process and
+// answers at once, in the middle of the start. The plugins' client
+// therefore waits, before its /openapi/v3 requests, for the server to have
+// warmed the documents, which it does on one goroutine once it serves.
 
-// openAPIAfter is client, whose OpenAPI v3 requests wait until serving or
-// stop is closed (nil serving: they do not wait).
-func openAPIAfter(client kubernetes.Interface, serving, stop <-chan struct{}) kubernetes.Interface {
-	if serving == nil {
+// openAPIAfter is client, whose OpenAPI v3 requests wait until warm or stop
+// is closed (nil warm: they do not wait).
+func openAPIAfter(client kubernetes.Interface, warm, stop <-chan struct{}) kubernetes.Interface {
+	if warm == nil {
 		return client
 	}
-	return waitingClient{Interface: client, serving: serving, stop: stop}
+	return waitingClient{Interface: client, gate: gate{warm: warm, stop: stop}}
+}
+
+// gate is closed once warm or stop is.
+type gate struct{ warm, stop <-chan struct{} }
+
+func (g gate) wait(ctx context.Context) error {
+	select {
+	case <-g.warm:
+	case <-g.stop:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 type waitingClient struct {
 	kubernetes.Interface
-	serving, stop <-chan struct{}
+	gate gate
 }
 
 func (c waitingClient) Discovery() discovery.DiscoveryInterfaces {
-	return waitingDiscovery{DiscoveryInterfaces: c.Interface.Discovery(), serving: c.serving, stop: c.stop}
+	return waitingDiscovery{DiscoveryInterfaces: c.Interface.Discovery(), gate: c.gate}
 }
 
 type waitingDiscovery struct {
 	discovery.DiscoveryInterfaces
-	serving, stop <-chan struct{}
+	gate gate
 }
 
 func (d waitingDiscovery) OpenAPIV3() openapi.Client {
-	return waitingOpenAPI{Client: d.DiscoveryInterfaces.OpenAPIV3(), serving: d.serving, stop: d.stop}
+	return waitingOpenAPI{Client: d.DiscoveryInterfaces.OpenAPIV3(), gate: d.gate}
 }
 
 func (d waitingDiscovery) OpenAPIV3WithContext(ctx context.Context) openapi.ClientWithContext {
-	return waitingOpenAPIWithContext{ClientWithContext: d.DiscoveryInterfaces.OpenAPIV3WithContext(ctx),
-		serving: d.serving, stop: d.stop}
+	return waitingOpenAPIWithContext{ClientWithContext: d.DiscoveryInterfaces.OpenAPIV3WithContext(ctx), gate: d.gate}
 }
 
 type waitingOpenAPI struct {
 	openapi.Client
-	serving, stop <-chan struct{}
+	gate gate
 }
 
 func (o waitingOpenAPI) Paths() (map[string]openapi.GroupVersion, error) {
-	select {
-	case <-o.serving:
-	case <-o.stop:
-	}
+	_ = o.gate.wait(context.Background())
 	return o.Client.Paths()
 }
 
 type waitingOpenAPIWithContext struct {
 	openapi.ClientWithContext
-	serving, stop <-chan struct{}
+	gate gate
 }
 
 func (o waitingOpenAPIWithContext) PathsWithContext(ctx context.Context) (map[string]openapi.GroupVersionWithContext, error) {
-	select {
-	case <-o.serving:
-	case <-o.stop:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := o.gate.wait(ctx); err != nil {
+		return nil, err
 	}
 	return o.ClientWithContext.PathsWithContext(ctx)
 }

@@ -40,13 +40,13 @@ func (l *lateAdmission) Validate(ctx context.Context, op upstreamadmission.Opera
 
 // newAdmission builds the chain on the shared informers (before they
 // start, so that the plugins' informers are among them); addr is where
-// the server listens (kubernetes.default.svc for webhooks); serving is
-// closed once it serves.
-func newAdmission(o *Options, sh *shared, az *authorization, addr net.Addr, serving <-chan struct{}) (*admission.Chain, error) {
+// the server listens (kubernetes.default.svc for webhooks); openAPIWarm
+// closes once its OpenAPI v3 documents are warm (admission.Deps.OpenAPIWarm).
+func newAdmission(o *Options, sh *shared, az *authorization, addr net.Addr, openAPIWarm <-chan struct{}) (*admission.Chain, error) {
 	self := &url.URL{Scheme: "https", Host: dialAddress(addr)}
 	chain, err := admission.New(o.Admission, admission.Deps{
 		Loopback: sh.loop.Config(), Client: sh.client, Informers: sh.informers, Authorizer: &az.late,
-		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop, Serving: serving, Dial: o.webhookDial,
+		ServerID: controllerIdentity(o), Self: self, Stop: sh.stop, OpenAPIWarm: openAPIWarm, Dial: o.webhookDial,
 	}, registry.Builtin())
 	if err != nil {
 		return nil, fmt.Errorf("admission: %w", err)

@@ -226,6 +226,9 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 	// the admission plugins', the webhooks' service resolver's) are
 	// requested and started before the controllers request theirs, so
 	// that readiness waits for these only (shared.startServing).
+	// warm closes once the OpenAPI v3 documents are built and encoded,
+	// after serving: the MutatingAdmissionPolicy plugin's first
+	// /openapi/v3 poll waits for it (admission/openapiwait.go).
 	warm := make(chan struct{})
 	chain, err := newAdmission(o, sh, az, ln.Addr(), warm)
 	if err != nil {
@@ -291,7 +294,7 @@ func startAPI(ctx context.Context, o *Options, client *clientv3.Client, log *slo
 		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
 	clock.step("serving")
-	go func() {
+	go func() { // on one goroutine, beside the first requests
 		api.WarmOpenAPI(context.Background())
 		close(warm)
 	}()
