@@ -2,10 +2,13 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apiserver/pkg/server/healthz"
 )
 
@@ -23,12 +26,12 @@ const healthTimeout = 2 * time.Second
 // shutdown, which fails once a graceful shutdown has begun so that load
 // balancers stop sending.
 func (s *Server) installHealth(mux *http.ServeMux) {
-	etcd := s.healthCheck("etcd", s.checkEtcd)
+	etcd := s.healthCheck("etcd", newEtcdProbe(s.checkEtcd).check)
 	live := []healthz.HealthChecker{healthz.PingHealthz, healthz.LogHealthz, etcd}
 	healthz.InstallHandler(mux, live...)
 	healthz.InstallLivezHandler(mux, live...)
 	ready := append(live,
-		s.healthCheck("etcd-readiness", s.checkEtcd),
+		s.healthCheck("etcd-readiness", newEtcdProbe(s.checkEtcd).check),
 		s.healthCheck("poststarthook/storage-readiness", s.WaitReady))
 	for _, c := range s.cfg.ReadyChecks {
 		if c.Quiet {
@@ -66,4 +69,38 @@ func (s *Server) checkEtcd(ctx context.Context) error {
 // serveVersion answers /version.
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.cfg.Version)
+}
+
+// etcdProbe rate-limits an etcd check as kube-apiserver's etcd and
+// etcd-readiness checks are (storagebackend/factory's newETCD3Check): at
+// most one read every half of healthTimeout; a check in between answers
+// with the result of the last read started. Probes and load balancers poll
+// /readyz often, and each quorum read waits behind the writes in flight.
+type etcdProbe struct {
+	read    func(context.Context) error
+	limiter *rate.Limiter
+	mu      sync.Mutex
+	last    error
+	lastAt  time.Time // when the read that gave last started
+}
+
+func newEtcdProbe(read func(context.Context) error) *etcdProbe {
+	return &etcdProbe{read: read, limiter: rate.NewLimiter(rate.Every(healthTimeout/2), 1),
+		last: errors.New("etcd: not read yet")}
+}
+
+func (p *etcdProbe) check(ctx context.Context) error {
+	if !p.limiter.Allow() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.last
+	}
+	started := time.Now()
+	err := p.read(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lastAt.Before(started) {
+		p.last, p.lastAt = err, started
+	}
+	return err
 }

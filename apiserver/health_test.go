@@ -1,8 +1,13 @@
 package apiserver
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // TestHealthChecks: /healthz, /livez and /readyz answer as kube-apiserver's
@@ -40,5 +45,34 @@ func TestHealthChecks(t *testing.T) {
 		if code != tt.code || string(body) != tt.want {
 			t.Errorf("GET %s: %d\n%s\nwant %d\n%s", tt.path, code, body, tt.code, tt.want)
 		}
+	}
+}
+
+// TestEtcdProbe: the etcd checks read at most once per half timeout, as
+// kube-apiserver's, answering in between with the last read's result.
+func TestEtcdProbe(t *testing.T) {
+	reads := 0
+	results := []error{errors.New("etcd: context deadline exceeded"), nil}
+	p := newEtcdProbe(func(context.Context) error {
+		reads++
+		return results[reads-1]
+	})
+	p.limiter = rate.NewLimiter(rate.Every(50*time.Millisecond), 1)
+	ctx := context.Background()
+	if err := p.check(ctx); err != results[0] || reads != 1 {
+		t.Fatalf("first check: %v after %d reads, want %v after 1", err, reads, results[0])
+	}
+	if err := p.check(ctx); err != results[0] || reads != 1 {
+		t.Fatalf("check within the interval: %v after %d reads, want the last result without reading", err, reads)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := p.check(ctx); err != nil || reads != 2 {
+		t.Fatalf("check after the interval: %v after %d reads, want nil after 2", err, reads)
+	}
+
+	unread := newEtcdProbe(func(context.Context) error { return nil })
+	unread.limiter = rate.NewLimiter(rate.Every(time.Hour), 0)
+	if err := unread.check(ctx); err == nil || err.Error() != "etcd: not read yet" {
+		t.Fatalf("check before any read: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,9 +48,13 @@ func NewSpaceGuard(client *clientv3.Client, log *slog.Logger) *SpaceGuard {
 	return &SpaceGuard{client: client, log: log}
 }
 
-// Check fails while a NOSPACE alarm is raised, naming the members.
+// Check fails while a NOSPACE alarm is raised, naming the members. It
+// reads the alarms from a member's status (every member holds them all),
+// not with AlarmList: etcd makes that a raft proposal, a WAL write and
+// fsync for every /readyz probe, queued behind the writes in flight (up to
+// a tenth of a second in a start's first writes, issue 18).
 func (g *SpaceGuard) Check(ctx context.Context) error {
-	members, err := g.alarmed(ctx)
+	members, err := g.alarmedByStatus(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,6 +78,47 @@ func (g *SpaceGuard) alarmed(ctx context.Context) ([]string, error) {
 		}
 	}
 	return members, nil
+}
+
+// alarmedByStatus is alarmed, read from the status of the first endpoint
+// that answers: etcd lists each raised alarm among the status's errors, as
+// the alarm's text ("memberID:<decimal ID> alarm:NOSPACE"), which is what
+// "etcdctl endpoint status" shows.
+func (g *SpaceGuard) alarmedByStatus(ctx context.Context) ([]string, error) {
+	var errs []error
+	for _, ep := range g.client.Endpoints() {
+		st, err := g.client.Status(ctx, ep)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var members []string
+		for _, e := range st.Errors {
+			if id, ok := noSpaceMember(e); ok {
+				members = append(members, id)
+			}
+		}
+		return members, nil
+	}
+	return nil, fmt.Errorf("etcd: reading the alarms from the members' status: %w", errors.Join(errs...))
+}
+
+// noSpaceMember returns the member ID (hex, as alarmed names it) of a
+// status error that is a NOSPACE alarm.
+func noSpaceMember(statusError string) (string, bool) {
+	fields := strings.Fields(statusError)
+	if len(fields) != 2 || fields[1] != "alarm:"+pb.AlarmType_NOSPACE.String() {
+		return "", false
+	}
+	id, ok := strings.CutPrefix(fields[0], "memberID:")
+	if !ok {
+		return "", false
+	}
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%x", n), true
 }
 
 // Run checks every interval (<= 0: DefaultSpaceCheckInterval) and

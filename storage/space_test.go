@@ -35,8 +35,13 @@ func TestSpaceQuotaRecovery(t *testing.T) {
 	if !errors.Is(err, ErrNoSpace) || !errors.As(err, &st) || !equality.Semantic.DeepEqual(st.Status(), want) {
 		t.Fatalf("create when full: %v, want %+v", err, want)
 	}
-	if err := g.Check(ctx); err == nil || !strings.HasPrefix(err.Error(), "etcd: database space exceeded (NOSPACE alarm on member ") {
-		t.Fatalf("check when full: %v", err)
+	// The check reads the member's status; AlarmList names the same member.
+	members, err := g.alarmed(ctx)
+	if err != nil || len(members) != 1 {
+		t.Fatalf("alarms when full: %v %v", members, err)
+	}
+	if err := g.Check(ctx); err == nil || !strings.HasPrefix(err.Error(), "etcd: database space exceeded (NOSPACE alarm on member "+members[0]+"): ") {
+		t.Fatalf("check when full: %v, want the alarm on member %s", err, members[0])
 	}
 	r, err := g.Recover(ctx)
 	if err != nil || !r.Disarmed || r.After >= r.Quota || r.Quota != 4<<20 || r.After >= r.Before {
@@ -106,4 +111,25 @@ func fillToQuota(t *testing.T, cli *clientv3.Client) {
 		}
 	}
 	t.Fatal("100 puts of 512 KiB did not reach a 4 MiB quota")
+}
+
+// TestNoSpaceMember reads the alarms etcd lists among a member's status
+// errors.
+func TestNoSpaceMember(t *testing.T) {
+	for _, tt := range []struct {
+		in, id string
+		ok     bool
+	}{
+		{"memberID:10276657743932975437 alarm:NOSPACE ", "8e9e05c52164694d", true},
+		{"memberID:1 alarm:NOSPACE", "1", true},
+		{"memberID:10276657743932975437 alarm:CORRUPT ", "", false},
+		{"etcdserver: no leader", "", false},
+		{"memberID:x alarm:NOSPACE", "", false},
+		{"member:1 alarm:NOSPACE", "", false},
+		{"", "", false},
+	} {
+		if id, ok := noSpaceMember(tt.in); id != tt.id || ok != tt.ok {
+			t.Errorf("noSpaceMember(%q) = %q, %v; want %q, %v", tt.in, id, ok, tt.id, tt.ok)
+		}
+	}
 }
