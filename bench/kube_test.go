@@ -119,6 +119,9 @@ func checkFootprint(t *testing.T, rep *Report) {
 		if f.Server != fpStrataEmbedded && f.EtcdRSSRestartMB <= 0 {
 			t.Errorf("footprint %+v: want its etcd's RSS", f)
 		}
+		if (f.Server == fpKube) != (f.EtcdStartLoadedSeconds > 0 && f.EtcdReadAllSeconds > 0) {
+			t.Errorf("footprint %+v: want the start-up and the read of every key of its etcd alone for kube-apiserver only", f)
+		}
 	}
 	if want := fpStrataEmbedded + "," + fpStrataApart + "," + fpKube; strings.Join(servers, ",") != want {
 		t.Errorf("footprint rows %v, want %s", servers, want)

@@ -18,9 +18,12 @@
 // apis and apis/{group}. Each document holds only the definitions reachable
 // from its operations.
 //
-// New builds the v3 documents at once and /openapi/v2, about half a second
-// for every built-in kind on a 2-core machine (most of it kube-openapi's v2
-// parameter de-duplication), when first asked for. At run time SetGroupVersion
+// New builds no document: each v3 document is built when first asked for
+// or warmed (Warm, which a server runs once it serves: the first
+// /openapi/v3 request needs every document's hash), and /openapi/v2, about
+// half a second for every built-in kind on a 2-core machine (most of it
+// kube-openapi's v2 parameter de-duplication), when first asked for, as
+// kube-apiserver builds its own. At run time SetGroupVersion
 // replaces the documents of one group-version, with raw schemas for kinds the
 // scheme does not know (custom resources): it rebuilds that group-version's
 // v3 document at once (a few milliseconds) and the v2 document when it is
