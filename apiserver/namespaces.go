@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -69,26 +70,15 @@ func (s *Server) EnsureNamespaces(ctx context.Context) error {
 }
 
 func (s *Server) ensureNamespaces(ctx context.Context) error {
-	kind := s.namespaces.kind
-	for _, name := range DefaultNamespaces {
-		_, err := s.namespaces.store.Get(ctx, "", name, storage.GetOptions{})
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, storage.ErrNotFound) {
-			return fmt.Errorf("apiserver: reading namespace %s: %w", name, err)
-		}
-		obj, _, err := kind.Decode([]byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)), "")
-		if err != nil {
-			return fmt.Errorf("apiserver: namespace %s: %w", name, err)
-		}
-		u, err := kind.PrepareCreate(kind.Context(ctx, "", "create", "", nil), obj)
-		if err != nil {
-			return fmt.Errorf("apiserver: namespace %s: %w", name, err)
-		}
-		if _, err := s.namespaces.store.Create(ctx, u); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
-			return fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
-		}
+	// All at once: a first start's creates share etcd's fsyncs.
+	errs := make([]error, len(DefaultNamespaces))
+	var wg sync.WaitGroup
+	for i, name := range DefaultNamespaces {
+		wg.Go(func() { errs[i] = s.ensureNamespace(ctx, name) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	list, err := s.namespaces.store.List(ctx, "", storage.ListOptions{})
 	if err != nil {
@@ -98,6 +88,30 @@ func (s *Server) ensureNamespaces(ctx context.Context) error {
 		if list.Items[i].GetDeletionTimestamp() != nil {
 			s.finalizeNamespaceLater(list.Items[i].GetName())
 		}
+	}
+	return nil
+}
+
+// ensureNamespace creates the namespace name unless it exists.
+func (s *Server) ensureNamespace(ctx context.Context, name string) error {
+	_, err := s.namespaces.store.Get(ctx, "", name, storage.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("apiserver: reading namespace %s: %w", name, err)
+	}
+	kind := s.namespaces.kind
+	obj, _, err := kind.Decode([]byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)), "")
+	if err != nil {
+		return fmt.Errorf("apiserver: namespace %s: %w", name, err)
+	}
+	u, err := kind.PrepareCreate(kind.Context(ctx, "", "create", "", nil), obj)
+	if err != nil {
+		return fmt.Errorf("apiserver: namespace %s: %w", name, err)
+	}
+	if _, err := s.namespaces.store.Create(ctx, u); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		return fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 	}
 	return nil
 }
