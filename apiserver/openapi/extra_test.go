@@ -191,6 +191,23 @@ func TestConcurrentUpdates(t *testing.T) {
 			}
 		}()
 	}
+	// Warming builds the documents New left unbuilt while they are served
+	// and changed.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := svc.Warm(); err != nil {
+				t.Errorf("Warm: %v", err)
+				return
+			}
+		}
+	}()
 	for i := range 6 {
 		var err error
 		if i%2 == 0 {
