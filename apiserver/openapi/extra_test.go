@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -166,48 +167,46 @@ func TestConcurrentUpdates(t *testing.T) {
 	dc, _ := testServer(t, svc)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	// repeat runs step on a goroutine of its own until stop closes or step
+	// fails.
+	repeat := func(step func() error) {
+		wg.Go(func() {
 			for {
 				select {
 				case <-stop:
 					return
 				default:
 				}
-				if _, err := dc.OpenAPISchema(); err != nil {
-					t.Errorf("OpenAPISchema: %v", err)
+				if err := step(); err != nil {
+					t.Error(err)
 					return
-				}
-				paths, err := dc.OpenAPIV3().Paths()
-				if err != nil {
-					t.Errorf("Paths: %v", err)
-					return
-				}
-				for _, gv := range paths {
-					_, _ = gv.Schema("application/json") // may vanish in between
 				}
 			}
-		}()
+		})
+	}
+	for range 3 {
+		repeat(func() error {
+			if _, err := dc.OpenAPISchema(); err != nil {
+				return fmt.Errorf("OpenAPISchema: %w", err)
+			}
+			paths, err := dc.OpenAPIV3().Paths()
+			if err != nil {
+				return fmt.Errorf("Paths: %w", err)
+			}
+			for _, gv := range paths {
+				_, _ = gv.Schema("application/json") // may vanish in between
+			}
+			return nil
+		})
 	}
 	// Warming builds the documents New left unbuilt while they are served
 	// and changed.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := svc.Warm(); err != nil {
-				t.Errorf("Warm: %v", err)
-				return
-			}
+	repeat(func() error {
+		if err := svc.Warm(); err != nil {
+			return fmt.Errorf("Warm: %w", err)
 		}
-	}()
+		return nil
+	})
 	for i := range 6 {
 		var err error
 		if i%2 == 0 {
