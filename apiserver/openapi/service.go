@@ -164,76 +164,93 @@ func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Reso
 		return fmt.Errorf("openapi: group-version %q has no version", gv)
 	}
 	path := strings.TrimPrefix(rootPath(gv), "/")
+	next, err := s.build(gv, path, resources, extraDefs, change)
+	if err != nil {
+		return err
+	}
+	s.publish(path, next, change)
+	return nil
+}
+
+// served is what the service serves after a change.
+type served struct {
+	gv        *groupVersion // nil: the group-version is removed
+	gvs       map[schema.GroupVersion]*groupVersion
+	discovery map[string]*routeContainer
+	docs      map[string]cached.Value[*spec3.OpenAPI] // new or replaced
+}
+
+// build prepares gv's change under defsMu: its routes and extra
+// definitions, and its documents and the new discovery documents, built
+// now when eager. On error the definitions are as before.
+func (s *Service) build(gv schema.GroupVersion, path string, resources []Resource, extraDefs map[string]spec.Schema, eager bool) (served, error) {
 	s.defsMu.Lock()
+	defer s.defsMu.Unlock()
 	next, extras, err := s.prepare(gv, resources, extraDefs)
 	if err != nil {
-		s.defsMu.Unlock()
-		return fmt.Errorf("openapi: %s: %w", path, err)
+		return served{}, fmt.Errorf("openapi: %s: %w", path, err)
 	}
 	var oldExtra []string
 	if old := s.gvs[gv]; old != nil {
 		oldExtra = old.extra
 	}
 	undo := s.defs.setExtra(oldExtra, extras)
-	gvs := maps.Clone(s.gvs)
+	out := served{gv: next, gvs: maps.Clone(s.gvs), docs: map[string]cached.Value[*spec3.OpenAPI]{}}
 	if next != nil {
-		gvs[gv] = next
+		out.gvs[gv] = next
+		out.docs[path] = s.v3Doc(path, next.routes, eager)
 	} else {
-		delete(gvs, gv)
+		delete(out.gvs, gv)
 	}
-	discovery := s.discoveryRoutes(slices.Collect(maps.Keys(gvs)))
-	docs := map[string]cached.Value[*spec3.OpenAPI]{}
-	if next != nil {
-		docs[path] = s.v3Doc(path, next.routes, change)
-	}
-	for p, c := range discovery {
+	out.discovery = s.discoveryRoutes(slices.Collect(maps.Keys(out.gvs)))
+	for p, c := range out.discovery {
 		if _, built := s.discovery[p]; !built {
-			docs[p] = s.v3Doc(p, c, change)
+			out.docs[p] = s.v3Doc(p, c, eager)
 		}
 	}
-	for p, d := range docs {
-		if !change {
-			break // lazy: built, under defsMu, when asked for
+	for _, d := range out.docs {
+		if !eager {
+			break // built, under defsMu, when asked for
 		}
 		if _, _, err := d.Get(); err != nil {
 			undo()
-			s.defsMu.Unlock()
-			return fmt.Errorf("openapi: %s: %w", p, err)
+			return served{}, err
 		}
 	}
-	s.defsMu.Unlock()
+	return out, nil
+}
 
-	// Everything built: publish (not under defsMu, which kube-openapi's
-	// handler takes, under its own lock, to build a lazy document).
-	served := maps.Clone(s.docs)
-	if next == nil {
+// publish installs a built change, not under defsMu: kube-openapi's handler
+// takes that, under its own lock, to build a lazy document.
+func (s *Service) publish(path string, next served, change bool) {
+	docs := maps.Clone(s.docs)
+	if next.gv == nil {
 		s.v3.DeleteGroupVersion(path)
-		delete(served, path)
+		delete(docs, path)
 	}
-	for p, d := range docs {
+	for p, d := range next.docs {
 		s.v3.UpdateGroupVersionLazy(p, d)
-		served[p] = d
+		docs[p] = d
 	}
 	for p := range s.discovery {
-		if _, ok := discovery[p]; !ok {
+		if _, ok := next.discovery[p]; !ok {
 			s.v3.DeleteGroupVersion(p)
-			delete(served, p)
+			delete(docs, p)
 		}
 	}
-	s.gvs, s.discovery, s.docs = gvs, discovery, served
+	s.gvs, s.discovery, s.docs = next.gvs, next.discovery, docs
 	if change {
 		s.v2Generation++
 		s.v2.UpdateSpecLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	}
 	paths := map[string]bool{}
-	for g := range gvs {
+	for g := range next.gvs {
 		paths[strings.TrimPrefix(rootPath(g), "/")] = true
 	}
-	for p := range discovery {
+	for p := range next.discovery {
 		paths[p] = true
 	}
 	s.v3Paths.Store(&paths)
-	return nil
 }
 
 // v3Doc is the v3 document of path: built now when eager (and Get returns
