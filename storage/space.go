@@ -80,27 +80,23 @@ func (g *SpaceGuard) alarmed(ctx context.Context) ([]string, error) {
 	return members, nil
 }
 
-// alarmedByStatus is alarmed, read from the status of the first endpoint
-// that answers: etcd lists each raised alarm among the status's errors, as
-// the alarm's text ("memberID:<decimal ID> alarm:NOSPACE"), which is what
-// "etcdctl endpoint status" shows.
+// alarmedByStatus is alarmed, read from the status of the member the
+// client's connection reaches (not Maintenance.Status, which dials the
+// endpoint anew for every call): etcd lists each raised alarm among the
+// status's errors, as the alarm's text ("memberID:<decimal ID>
+// alarm:NOSPACE"), which is what "etcdctl endpoint status" shows.
 func (g *SpaceGuard) alarmedByStatus(ctx context.Context) ([]string, error) {
-	var errs []error
-	for _, ep := range g.client.Endpoints() {
-		st, err := g.client.Status(ctx, ep)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		var members []string
-		for _, e := range st.Errors {
-			if id, ok := noSpaceMember(e); ok {
-				members = append(members, id)
-			}
-		}
-		return members, nil
+	st, err := pb.NewMaintenanceClient(g.client.ActiveConnection()).Status(ctx, &pb.StatusRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("etcd: reading the alarms from a member's status: %w", err)
 	}
-	return nil, fmt.Errorf("etcd: reading the alarms from the members' status: %w", errors.Join(errs...))
+	var members []string
+	for _, e := range st.Errors {
+		if id, ok := noSpaceMember(e); ok {
+			members = append(members, id)
+		}
+	}
+	return members, nil
 }
 
 // noSpaceMember returns the member ID (hex, as alarmed names it) of a
