@@ -128,6 +128,17 @@ func TestInFlightLimit(t *testing.T) {
 			t.Fatalf("POST %s: %d %v\n%s", setup.path, a.code, a.err, a.body)
 		}
 	}
+	// The authorizer learns of the binding from its watch, as
+	// kube-apiserver's: the flood starts once bob is allowed.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		a := send(floodToken, http.MethodGet, "/api/v1/namespaces/flood/configmaps", "")
+		if a.err == nil && a.code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's list after the binding: %d %v\n%s", a.code, a.err, a.body)
+		}
+	}
 
 	// Rounds of 200 requests of the user and 40 of the admin, all
 	// released at once, until both limits have refused some.
