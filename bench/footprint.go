@@ -9,10 +9,11 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/storage/etcd"
 )
 
 // The footprint: start-up to ready (/readyz answering 200, from the
@@ -163,7 +164,11 @@ func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, e
 // readAllKeys times one (linearizable) read of every key of the etcd
 // member at endpoints.
 func readAllKeys(ctx context.Context, endpoints []string) (float64, error) {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	ecfg, err := etcd.Options{Servers: endpoints}.Complete()
+	if err != nil {
+		return 0, fmt.Errorf("bench: etcd options: %w", err)
+	}
+	cli, err := ecfg.Client()
 	if err != nil {
 		return 0, fmt.Errorf("bench: etcd client: %w", err)
 	}

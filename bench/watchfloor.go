@@ -30,8 +30,11 @@ import (
 
 // watchFloor fans the watched object's events out to the open watches.
 type watchFloor struct {
-	raw   *clientv3.Client
-	value string // the stored ConfigMap the events carry
+	raw *clientv3.Client
+	// object is the stored ConfigMap the events carry, read once (nil,
+	// and err why, when value is not one).
+	object *corev1.ConfigMap
+	err    error
 
 	mu      sync.Mutex
 	streams map[chan encodedEvent]struct{}
@@ -42,7 +45,11 @@ type watchFloor struct {
 type encodedEvent struct{ json, protobuf []byte }
 
 func newWatchFloor(raw *clientv3.Client, value string) *watchFloor {
-	return &watchFloor{raw: raw, value: value, streams: map[chan encodedEvent]struct{}{}}
+	f := &watchFloor{raw: raw, object: &corev1.ConfigMap{}, streams: map[chan encodedEvent]struct{}{}}
+	if err := json.Unmarshal([]byte(value), f.object); err != nil {
+		f.object, f.err = nil, fmt.Errorf("bench: the watch floor's object: %w", err)
+	}
+	return f
 }
 
 // serveWatch streams the events of the writes made while the request
@@ -133,10 +140,10 @@ func (f *watchFloor) serveWrite(w http.ResponseWriter, r *http.Request) {
 // encode is the watched ConfigMap with data.seq set, and its MODIFIED
 // event in both encodings.
 func (f *watchFloor) encode(seq string) ([]byte, encodedEvent, error) {
-	cm := &corev1.ConfigMap{}
-	if err := json.Unmarshal([]byte(f.value), cm); err != nil {
-		return nil, encodedEvent{}, fmt.Errorf("bench: the watch floor's object: %w", err)
+	if f.err != nil {
+		return nil, encodedEvent{}, f.err
 	}
+	cm := f.object.DeepCopy()
 	cm.Name = watchTarget
 	if cm.Data == nil {
 		cm.Data = map[string]string{}

@@ -52,9 +52,10 @@ func NewSpaceGuard(client *clientv3.Client, log *slog.Logger) *SpaceGuard {
 // reads the alarms from a member's status (every member holds them all),
 // not with AlarmList: etcd makes that a raft proposal, a WAL write and
 // fsync for every /readyz probe, queued behind the writes in flight (up to
-// a tenth of a second in a start's first writes, issue 18).
+// a tenth of a second in a start's first writes, issue 18). Only disarm,
+// which needs the alarms themselves, lists them.
 func (g *SpaceGuard) Check(ctx context.Context) error {
-	members, err := g.alarmedByStatus(ctx)
+	members, err := g.alarmed(ctx)
 	if err != nil {
 		return err
 	}
@@ -65,27 +66,13 @@ func (g *SpaceGuard) Check(ctx context.Context) error {
 	return nil
 }
 
-// alarmed returns the IDs (hex) of the members with a NOSPACE alarm.
+// alarmed returns the IDs (hex) of the members with a NOSPACE alarm, read
+// from the status of the member the client's connection reaches (not with
+// Maintenance.Status, which dials the endpoint anew for every call): etcd
+// lists each raised alarm among the status's errors, as the alarm's text
+// ("memberID:<decimal ID> alarm:NOSPACE"), which is what "etcdctl endpoint
+// status" shows. Check and Run read them so.
 func (g *SpaceGuard) alarmed(ctx context.Context) ([]string, error) {
-	resp, err := g.client.AlarmList(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("etcd: listing alarms: %w", err)
-	}
-	var members []string
-	for _, a := range resp.Alarms {
-		if a.Alarm == pb.AlarmType_NOSPACE {
-			members = append(members, fmt.Sprintf("%x", a.MemberID))
-		}
-	}
-	return members, nil
-}
-
-// alarmedByStatus is alarmed, read from the status of the member the
-// client's connection reaches (not Maintenance.Status, which dials the
-// endpoint anew for every call): etcd lists each raised alarm among the
-// status's errors, as the alarm's text ("memberID:<decimal ID>
-// alarm:NOSPACE"), which is what "etcdctl endpoint status" shows.
-func (g *SpaceGuard) alarmedByStatus(ctx context.Context) ([]string, error) {
 	st, err := pb.NewMaintenanceClient(g.client.ActiveConnection()).Status(ctx, &pb.StatusRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("etcd: reading the alarms from a member's status: %w", err)

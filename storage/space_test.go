@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,12 +37,13 @@ func TestSpaceQuotaRecovery(t *testing.T) {
 		t.Fatalf("create when full: %v, want %+v", err, want)
 	}
 	// The check reads the member's status; AlarmList names the same member.
-	members, err := g.alarmed(ctx)
-	if err != nil || len(members) != 1 {
-		t.Fatalf("alarms when full: %v %v", members, err)
+	alarms, err := cli.AlarmList(ctx)
+	if err != nil || len(alarms.Alarms) != 1 {
+		t.Fatalf("alarms when full: %v %v", alarms, err)
 	}
-	if err := g.Check(ctx); err == nil || !strings.HasPrefix(err.Error(), "etcd: database space exceeded (NOSPACE alarm on member "+members[0]+"): ") {
-		t.Fatalf("check when full: %v, want the alarm on member %s", err, members[0])
+	member := fmt.Sprintf("%x", alarms.Alarms[0].MemberID)
+	if err := g.Check(ctx); err == nil || !strings.HasPrefix(err.Error(), "etcd: database space exceeded (NOSPACE alarm on member "+member+"): ") {
+		t.Fatalf("check when full: %v, want the alarm on member %s", err, member)
 	}
 	r, err := g.Recover(ctx)
 	if err != nil || !r.Disarmed || r.After >= r.Quota || r.Quota != 4<<20 || r.After >= r.Before {

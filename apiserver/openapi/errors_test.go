@@ -110,7 +110,7 @@ func TestNewErrors(t *testing.T) {
 
 func v3Paths(t *testing.T, svc *Service) []string {
 	t.Helper()
-	return slices.Sorted(maps.Keys(*svc.v3Paths.Load()))
+	return slices.Sorted(maps.Keys(*svc.docs.Load()))
 }
 
 // TestBuildErrors makes the builders fail (a definition is missing) after

@@ -30,7 +30,7 @@ func (s *Service) newMux() *http.ServeMux {
 	mux.HandleFunc("/openapi/v3", s.v3.HandleDiscovery)
 	mux.HandleFunc("/openapi/v3/", func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
-		if paths := s.v3Paths.Load(); paths == nil || !(*paths)[path] {
+		if _, ok := (*s.docs.Load())[path]; !ok {
 			http.NotFound(w, r)
 			return
 		}
@@ -47,9 +47,7 @@ func (s *Service) newMux() *http.ServeMux {
 // which on a small machine starves the requests served beside it (issue
 // 18). A server warms them on one goroutine once it serves.
 func (s *Service) Warm() error {
-	s.mu.Lock()
-	docs := s.docs
-	s.mu.Unlock()
+	docs := *s.docs.Load()
 	var errs []error
 	for _, p := range slices.Sorted(maps.Keys(docs)) {
 		if _, _, err := docs[p].Get(); err != nil {

@@ -42,12 +42,10 @@ type Service struct {
 	v2           *handler.OpenAPIService
 	v2Generation int // under mu; the ETag source of lazily built v2 documents
 	v3           *handler3.OpenAPIService
-	// docs are the served v3 documents by path (under mu; replaced, never
-	// changed, so that Warm reads a snapshot).
-	docs map[string]cached.Value[*spec3.OpenAPI]
-	// v3Paths is the set of served v3 document paths, read without mu.
-	v3Paths atomic.Pointer[map[string]bool]
-	mux     *http.ServeMux
+	// docs are the served v3 documents by path, read without mu: each
+	// change replaces the map, never changes it.
+	docs atomic.Pointer[map[string]cached.Value[*spec3.OpenAPI]]
+	mux  *http.ServeMux
 }
 
 // groupVersion is what the service keeps of one served group-version.
@@ -91,9 +89,9 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 		info:       spec.InfoProps{Title: "Kubernetes", Version: "unversioned"},
 		gvs:        map[schema.GroupVersion]*groupVersion{},
 		discovery:  map[string]*routeContainer{},
-		docs:       map[string]cached.Value[*spec3.OpenAPI]{},
 		v3:         handler3.NewOpenAPIService(),
 	}
+	s.docs.Store(&map[string]cached.Value[*spec3.OpenAPI]{})
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -223,7 +221,7 @@ func (s *Service) build(gv schema.GroupVersion, path string, resources []Resourc
 // publish installs a built change, not under defsMu: kube-openapi's handler
 // takes that, under its own lock, to build a lazy document.
 func (s *Service) publish(path string, next served, change bool) {
-	docs := maps.Clone(s.docs)
+	docs := maps.Clone(*s.docs.Load())
 	if next.gv == nil {
 		s.v3.DeleteGroupVersion(path)
 		delete(docs, path)
@@ -238,19 +236,12 @@ func (s *Service) publish(path string, next served, change bool) {
 			delete(docs, p)
 		}
 	}
-	s.gvs, s.discovery, s.docs = next.gvs, next.discovery, docs
+	s.gvs, s.discovery = next.gvs, next.discovery
+	s.docs.Store(&docs)
 	if change {
 		s.v2Generation++
 		s.v2.UpdateSpecLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	}
-	paths := map[string]bool{}
-	for g := range next.gvs {
-		paths[strings.TrimPrefix(rootPath(g), "/")] = true
-	}
-	for p := range next.discovery {
-		paths[p] = true
-	}
-	s.v3Paths.Store(&paths)
 }
 
 // v3Doc is the v3 document of path: built now when eager (and Get returns
