@@ -19,7 +19,8 @@ import (
 // The footprint: start-up to ready (/readyz answering 200, from the
 // first process's start) on an empty data directory and again on the same
 // directory once it holds Config.FootprintObjects ConfigMaps, and resident
-// memory (VmRSS) after loading them and after the restart. Each server
+// memory (VmRSS, once settled: rss.go) empty, after loading them and after
+// the restart. Each server
 // runs afresh in child processes of its own, apart from the cells':
 //
 //   - strata with its embedded etcd, one process (etcd's memory included);
@@ -35,10 +36,13 @@ type FootprintRow struct {
 	// an empty and on the loaded data directory.
 	StartEmptySeconds  float64 `json:"start_empty_seconds,omitempty"`
 	StartLoadedSeconds float64 `json:"start_loaded_seconds,omitempty"`
-	// RSS of the server's process and, where it runs apart, its etcd's:
-	// after loading the objects, and after the restart on them.
+	// RSS of the server's process and, where it runs apart, its etcd's,
+	// once settled (rss.go): empty, after loading the objects, and after
+	// the restart on them.
+	RSSEmptyMB       float64 `json:"rss_empty_mb,omitempty"`
 	RSSLoadedMB      float64 `json:"rss_loaded_mb,omitempty"`
 	RSSRestartMB     float64 `json:"rss_restart_mb,omitempty"`
+	EtcdRSSEmptyMB   float64 `json:"etcd_rss_empty_mb,omitempty"`
 	EtcdRSSLoadedMB  float64 `json:"etcd_rss_loaded_mb,omitempty"`
 	EtcdRSSRestartMB float64 `json:"etcd_rss_restart_mb,omitempty"`
 	LoadSeconds      float64 `json:"load_seconds,omitempty"`
@@ -186,13 +190,17 @@ func readAllKeys(ctx context.Context, endpoints []string) (float64, error) {
 }
 
 // footprintRound records a started server's start-up and, in round 0,
-// loads it before reading its memory (and its etcd's, when apart).
+// its memory empty before loading it; then its memory (and its etcd's,
+// when apart), each once settled.
 func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round int, p, etcdProc *process, rc *rest.Config) error {
 	ready := time.Since(p.started).Seconds()
 	rss, etcdRSS := &row.RSSRestartMB, &row.EtcdRSSRestartMB
 	if round == 0 {
 		row.StartEmptySeconds = ready
 		rss, etcdRSS = &row.RSSLoadedMB, &row.EtcdRSSLoadedMB
+		if err := readRSS(ctx, p, etcdProc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB); err != nil {
+			return err
+		}
 		t, err := newTarget(row.Server, rc, p.cmd.Process.Pid)
 		if err != nil {
 			return err
@@ -205,16 +213,17 @@ func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round in
 	} else {
 		row.StartLoadedSeconds = ready
 	}
-	var err error
-	if *rss, err = rssMB(p); err == nil && etcdProc != nil {
-		*etcdRSS, err = rssMB(etcdProc)
-	}
-	return err
+	return readRSS(ctx, p, etcdProc, rss, etcdRSS)
 }
 
-func rssMB(p *process) (float64, error) {
-	b, err := procRSS(p.cmd.Process.Pid)
-	return float64(b) / (1 << 20), err
+// readRSS stores the settled RSS of p and of etcdProc (if not nil).
+func readRSS(ctx context.Context, p, etcdProc *process, rss, etcdRSS *float64) error {
+	mb, err := settledRSS(ctx, p, etcdProc)
+	if err != nil {
+		return err
+	}
+	*rss, *etcdRSS = mb[0], mb[1]
+	return nil
 }
 
 // loadFootprint creates Config.FootprintObjects ConfigMaps of
@@ -308,13 +317,15 @@ func (r *Report) writeFootprint(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "\nfootprint: start-up to /readyz 200 (from the first process's start), empty and with the %d ConfigMaps "+
-		"of %d bytes loaded; VmRSS after loading them and after the restart on them\n\n", r.FootprintObjects, r.FootprintBytes)
-	b.WriteString("| server | start-up empty s | start-up loaded s | load s | RSS loaded MB | RSS restart MB | " +
-		"its etcd RSS loaded MB | its etcd RSS restart MB |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		"of %d bytes loaded; VmRSS once settled (no growth over 1%% in 3 s, sampled every 250 ms): empty, after loading them "+
+		"and after the restart on them\n\n", r.FootprintObjects, r.FootprintBytes)
+	b.WriteString("| server | start-up empty s | start-up loaded s | load s | RSS empty MB | RSS loaded MB | RSS restart MB | " +
+		"its etcd RSS empty MB | its etcd RSS loaded MB | its etcd RSS restart MB |\n" +
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Footprint {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Server, fmtOpt(f.StartEmptySeconds, 2),
-			fmtOpt(f.StartLoadedSeconds, 2), fmtOpt(f.LoadSeconds, 1), fmtOpt(f.RSSLoadedMB, 0), fmtOpt(f.RSSRestartMB, 0),
-			fmtOpt(f.EtcdRSSLoadedMB, 0), fmtOpt(f.EtcdRSSRestartMB, 0))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Server, fmtOpt(f.StartEmptySeconds, 2),
+			fmtOpt(f.StartLoadedSeconds, 2), fmtOpt(f.LoadSeconds, 1), fmtOpt(f.RSSEmptyMB, 0), fmtOpt(f.RSSLoadedMB, 0),
+			fmtOpt(f.RSSRestartMB, 0), fmtOpt(f.EtcdRSSEmptyMB, 0), fmtOpt(f.EtcdRSSLoadedMB, 0), fmtOpt(f.EtcdRSSRestartMB, 0))
 	}
 	for _, f := range r.Footprint {
 		if f.EtcdStartEmptySeconds > 0 {

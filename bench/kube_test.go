@@ -113,7 +113,7 @@ func checkFootprint(t *testing.T, rep *Report) {
 		if f.StartLoadedSeconds <= 0 || f.RSSRestartMB <= 0 {
 			t.Errorf("footprint %+v: want a start-up and an RSS on the loaded data", f)
 		}
-		if f.Server != fpStrataApart && (f.StartEmptySeconds <= 0 || f.RSSLoadedMB <= 0) {
+		if f.Server != fpStrataApart && (f.StartEmptySeconds <= 0 || f.RSSEmptyMB <= 0 || f.RSSLoadedMB <= 0) {
 			t.Errorf("footprint %+v: want a start-up on empty data and an RSS after loading", f)
 		}
 		if f.Server != fpStrataEmbedded && f.EtcdRSSRestartMB <= 0 {
