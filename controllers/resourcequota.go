@@ -39,7 +39,8 @@ func startResourceQuota(ctx context.Context, t *term) error {
 		return errorf(ResourceQuotaName, err)
 	}
 	discoveryFunc := disc.ServerPreferredNamespacedResources
-	listers := generic.ListerFuncForResourceFunc(t.cfg.Informers.ForResource)
+	// Usage is counted from the monitors' own informers (termFactory).
+	listers := generic.ListerFuncForResourceFunc(t.factory.ForResource)
 	config, err := quotainstall.NewQuotaConfigurationForControllers(listers, t.cfg.Informers)
 	if err != nil {
 		return errorf(ResourceQuotaName, err)

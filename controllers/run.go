@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -67,7 +70,7 @@ func RegisterInformers(c Config) {
 
 // term is one leadership term's controllers, as kube-controller-manager's
 // ControllerContext: they share the server's typed informers and this
-// term's metadata informers (for kinds without typed ones), which it
+// term's metadata informers (termFactory says which a kind gets), which it
 // starts once every controller has registered what it needs (started is
 // closed then), and ends with the term. Upstream controllers cannot take
 // their event handlers off an informer (kube-controller-manager exits
@@ -108,7 +111,7 @@ func Run(ctx context.Context, cfg Config) {
 	}
 	t := &term{cfg: cfg, metadata: metadatainformer.NewSharedInformerFactoryWithOptions(md, 0,
 		metadatainformer.WithTransform(TrimManagedFields)), started: make(chan struct{})}
-	t.factory = &termFactory{InformerFactory: informerfactory.NewInformerFactory(cfg.Informers, t.metadata), t: t}
+	t.factory = &termFactory{t: t}
 	defer t.metadata.Shutdown()
 	defer t.running.Wait()
 	for _, name := range Supported {
@@ -136,11 +139,35 @@ func Run(ctx context.Context, cfg Config) {
 func (t *term) goRun(f func()) { t.running.Go(f) }
 
 // termFactory is the informer factory the garbage collector and the
-// quota controller start informers through: typed ones for the server's
-// lifetime, metadata ones for the term's.
+// quota controller start informers through. kube-controller-manager gives
+// them typed informers for every built-in kind, shared with its workload
+// controllers; strata runs none of those, and a typed informer holds a
+// second full copy of every object the watch cache already holds (20,000
+// ConfigMaps of 1 KiB cost the server about 100 MB of RSS that way, issue
+// 18). So only the kinds whose quota evaluators read typed objects get
+// the server's typed informers (for the server's lifetime); every other
+// resource gets this term's metadata informer, which holds each object's
+// metadata alone — all the garbage collector reads, and all an object
+// count reads.
 type termFactory struct {
-	informerfactory.InformerFactory
 	t *term
+}
+
+// typedForQuota are the resources whose quota evaluators convert what
+// they list to typed objects (k8s.io/kubernetes/pkg/quota/v1/evaluator/
+// core's NewEvaluators; its object counts take any object).
+var typedForQuota = map[schema.GroupVersionResource]bool{
+	corev1.SchemeGroupVersion.WithResource("pods"):                   true,
+	corev1.SchemeGroupVersion.WithResource("services"):               true,
+	corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"): true,
+	resourcev1.SchemeGroupVersion.WithResource("resourceclaims"):     true,
+}
+
+func (f *termFactory) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
+	if typedForQuota[gvr] {
+		return f.t.cfg.Informers.ForResource(gvr)
+	}
+	return f.t.metadata.ForResource(gvr), nil
 }
 
 func (f *termFactory) Start(stop <-chan struct{}) {

@@ -4,21 +4,24 @@ import (
 	"context"
 	"errors"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/certificates/rootcacertpublisher"
 	"k8s.io/kubernetes/pkg/controller/serviceaccount"
 )
 
-// ServiceAccountInformers requests the informers ServiceAccounts and
-// RootCACertificates follow, so that they start with the shared informers
-// (the controllers themselves are made only when they run, as
-// kube-controller-manager makes its controllers once it leads).
+// ServiceAccountInformers requests the shared informers ServiceAccounts
+// and RootCACertificates follow, so that they start with the shared
+// informers (the controllers themselves are made only when they run, as
+// kube-controller-manager makes its controllers once it leads). The root
+// CA publisher's ConfigMaps are its own (rootCAConfigMaps).
 func ServiceAccountInformers(shared informers.SharedInformerFactory) {
 	core := shared.Core().V1()
 	core.Namespaces().Informer()
 	core.ServiceAccounts().Informer()
-	core.ConfigMaps().Informer()
 }
 
 // startServiceAccounts keeps the `default` ServiceAccount in every
@@ -51,11 +54,26 @@ func startRootCAPublisher(ctx context.Context, t *term) error {
 	if len(t.cfg.RootCA) == 0 {
 		return errNoRootCA
 	}
-	shared := t.cfg.Informers
-	p, err := rootcacertpublisher.NewPublisher(shared.Core().V1().ConfigMaps(), shared.Core().V1().Namespaces(), t.cfg.Client, t.cfg.RootCA)
+	cms := rootCAConfigMaps(t.cfg.Client)
+	p, err := rootcacertpublisher.NewPublisher(cms.Core().V1().ConfigMaps(), t.cfg.Informers.Core().V1().Namespaces(),
+		t.cfg.Client, t.cfg.RootCA)
 	if err != nil {
 		return errorf(RootCAPublisherName, err)
 	}
+	cms.Start(ctx.Done())
 	t.goRun(func() { p.Run(ctx, 1) })
+	t.goRun(func() { <-ctx.Done(); cms.Shutdown() })
 	return nil
+}
+
+// rootCAConfigMaps is the root CA publisher's informer factory, for this
+// term: its ConfigMaps informer follows the kube-root-ca.crt ConfigMaps
+// alone, the only ones the publisher reads. kube-controller-manager hands
+// it the shared informer of every ConfigMap, which its other controllers
+// need; in strata it would be the only typed copy of every ConfigMap the
+// watch cache already holds.
+func rootCAConfigMaps(client kubernetes.Interface) informers.SharedInformerFactory {
+	name := fields.OneTermEqualSelector("metadata.name", rootcacertpublisher.RootCACertConfigMapName).String()
+	return informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(TrimManagedFields),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = name }))
 }
