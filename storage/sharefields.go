@@ -7,43 +7,72 @@ import "encoding/json"
 const fieldsTableBytes = 1 << 20
 
 // fieldsTable lets the watch cache's objects share their decoded managed
-// fields' fieldsV1 sets: the objects of a resource written by the same
-// manager own the same fields, and decoded, each set is a tree of maps
-// (~800 bytes of the ~3.8 KB of a 1 KiB ConfigMap's decoded form) that
-// kube-apiserver's typed cache keeps as ~40 bytes of JSON. One tree per
-// distinct set serves every object that has it.
+// fields. Decoded, a managedFields list is a map per entry and, in each,
+// its fieldsV1 set as a tree of maps: ~1.2 KB of the ~2.4 KB of a 1 KiB
+// ConfigMap's decoded form, which kube-apiserver's typed cache keeps as
+// structs and ~40 bytes of JSON per set. Objects a manager writes in the
+// same second with the same fields (a chart, a controller's burst, a
+// bulk load) have equal lists, and the objects of a resource written by
+// the same manager own the same fields: one list per distinct list, and
+// one tree per distinct set, serve every object that has it.
 //
 // Sharing is safe because cached objects are never changed in place: the
 // cache hands them out shared already, and whoever changes one deep-copies
 // it first. Only the cache's run goroutine uses a table.
 type fieldsTable struct {
+	lists map[string][]any          // by the list's JSON
 	sets  map[string]map[string]any // by the set's JSON
 	bytes int                       // of the keys
 }
 
-// share replaces the fieldsV1 of obj's managed fields by the table's equal
-// trees, and adds those the table does not have. obj is not shared yet.
+// share replaces obj's managed fields by the table's equal list, or else
+// their fieldsV1 sets by the table's equal trees, and adds what the table
+// does not have. obj is not shared yet.
 func (t *fieldsTable) share(obj map[string]any) {
 	meta, _ := obj["metadata"].(map[string]any)
 	entries, _ := meta["managedFields"].([]any)
+	if len(entries) == 0 {
+		return
+	}
+	b, err := json.Marshal(entries) // keys sorted: equal lists, equal JSON
+	if err != nil {
+		return
+	}
+	if same, ok := t.lists[string(b)]; ok {
+		meta["managedFields"] = same
+		return
+	}
 	for _, e := range entries {
 		entry, _ := e.(map[string]any)
-		set, ok := entry["fieldsV1"].(map[string]any)
-		if !ok {
-			continue
+		if set, ok := entry["fieldsV1"].(map[string]any); ok {
+			entry["fieldsV1"] = t.shareSet(set)
 		}
-		b, err := json.Marshal(set) // keys sorted: equal sets, equal JSON
-		if err != nil {
-			continue
-		}
-		if same, ok := t.sets[string(b)]; ok {
-			entry["fieldsV1"] = same
-			continue
-		}
-		if t.sets == nil || t.bytes+len(b) > fieldsTableBytes {
-			t.sets, t.bytes = map[string]map[string]any{}, 0
-		}
-		t.sets[string(b)] = set
-		t.bytes += len(b)
+	}
+	t.room(len(b))
+	t.lists[string(b)] = entries
+	t.bytes += len(b)
+}
+
+// shareSet returns the table's tree equal to set, adding set if it has
+// none.
+func (t *fieldsTable) shareSet(set map[string]any) map[string]any {
+	b, err := json.Marshal(set)
+	if err != nil {
+		return set
+	}
+	if same, ok := t.sets[string(b)]; ok {
+		return same
+	}
+	t.room(len(b))
+	t.sets[string(b)] = set
+	t.bytes += len(b)
+	return set
+}
+
+// room starts the table afresh if a key of n more bytes would take it
+// past fieldsTableBytes.
+func (t *fieldsTable) room(n int) {
+	if t.lists == nil || t.bytes+n > fieldsTableBytes {
+		t.lists, t.sets, t.bytes = map[string][]any{}, map[string]map[string]any{}, 0
 	}
 }

@@ -29,6 +29,11 @@ func fieldsOf(obj map[string]any, i int) map[string]any {
 	return obj["metadata"].(map[string]any)["managedFields"].([]any)[i].(map[string]any)["fieldsV1"].(map[string]any)
 }
 
+// listOf is the first element's address of obj's managedFields list.
+func listOf(obj map[string]any) *any {
+	return &obj["metadata"].(map[string]any)["managedFields"].([]any)[0]
+}
+
 func sameMap(a, b map[string]any) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
@@ -44,8 +49,9 @@ func TestFieldsTableShares(t *testing.T) {
 	a := withManaged(map[string]any{}, managed("m", set("f:a")), managed("n", set("f:b")))
 	b := withManaged(map[string]any{}, managed("m", set("f:a")))
 	c := withManaged(map[string]any{}, managed("m", set("f:c")))
+	d := withManaged(map[string]any{}, managed("m", set("f:a")))
 	bare := map[string]any{"metadata": map[string]any{"name": "y"}}
-	for _, o := range []map[string]any{a, b, c, bare, {}} {
+	for _, o := range []map[string]any{a, b, c, d, bare, {}} {
 		tab.share(o)
 	}
 	if !sameMap(fieldsOf(a, 0), fieldsOf(b, 0)) {
@@ -53,6 +59,12 @@ func TestFieldsTableShares(t *testing.T) {
 	}
 	if sameMap(fieldsOf(a, 0), fieldsOf(c, 0)) || sameMap(fieldsOf(a, 0), fieldsOf(a, 1)) {
 		t.Error("unequal sets are shared")
+	}
+	if listOf(b) != listOf(d) {
+		t.Error("equal lists are not shared")
+	}
+	if listOf(b) == listOf(c) || listOf(a) == listOf(b) {
+		t.Error("unequal lists are shared")
 	}
 	if !reflect.DeepEqual(fieldsOf(b, 0), set("f:a")) || !reflect.DeepEqual(fieldsOf(c, 0), set("f:c")) {
 		t.Errorf("shared sets changed: %v, %v", fieldsOf(b, 0), fieldsOf(c, 0))
