@@ -9,9 +9,10 @@ import (
 // A server's memory at the moment it turns ready is not what it holds a
 // few seconds later: strata's in-process controllers list into their
 // informers and its OpenAPI documents are built only once it serves, and
-// kube-apiserver runs post-start hooks of its own. Read at readiness,
-// strata's RSS on 20,000 ConfigMaps was 349 MB and 527 MB three seconds
-// later (issue 18). So the footprint reads each process's RSS once it has
+// kube-apiserver runs post-start hooks of its own. On 20,000 ConfigMaps,
+// strata's RSS read at readiness was 349 MB; sampled after such a restart
+// it grew to 527 MB within 3 s (issue 18). So the footprint reads each
+// process's RSS once it has
 // settled: sampled every rssPoll until no sample has grown more than
 // rssGrowth over the first of a quiet window of rssQuiet, or rssBound has
 // passed.
