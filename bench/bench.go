@@ -81,6 +81,9 @@ type Config struct {
 	// KubeAPIServer is a prebuilt kube-apiserver binary; unset, it is
 	// built from this module (kube.go).
 	KubeAPIServer string
+	// StrataServer is a prebuilt strata-server binary for the footprint;
+	// unset, it is built from strata's module (strataserver.go).
+	StrataServer string
 	// Footprint measures start-up to ready and memory of the selected
 	// servers (footprint.go) after the cells, with FootprintObjects
 	// ConfigMaps of FootprintBytes.

@@ -23,7 +23,8 @@ import (
 // the restart. Each server
 // runs afresh in child processes of its own, apart from the cells':
 //
-//   - strata with its embedded etcd, one process (etcd's memory included);
+//   - strata with its embedded etcd, one strata-server process as
+//     `strata server` runs it (strataserver.go; etcd's memory included);
 //   - strata again on that data, its etcd member in a child process of its
 //     own, so that strata's memory is measured without etcd's;
 //   - kube-apiserver with its etcd member in a child process.
@@ -68,12 +69,16 @@ const (
 func (r *runner) footprint(ctx context.Context) error {
 	dir := filepath.Join(r.env.tmp, "fp")
 	if r.cfg.runs(sideStrata) {
-		row, err := r.footprintStrata(ctx, filepath.Join(dir, "s"))
+		bin, err := strataServerBinary(ctx, r.cfg.StrataServer, r.env.tmp, r.cfg.Progress)
+		if err != nil {
+			return err
+		}
+		row, err := r.footprintStrata(ctx, bin, filepath.Join(dir, "s"))
 		if err != nil {
 			return err
 		}
 		r.recordFootprint(row)
-		if row, err = r.footprintStrataApart(ctx, filepath.Join(dir, "s")); err != nil {
+		if row, err = r.footprintStrataApart(ctx, bin, filepath.Join(dir, "s")); err != nil {
 			return err
 		}
 		r.recordFootprint(row)
@@ -95,11 +100,11 @@ func (r *runner) recordFootprint(row FootprintRow) {
 
 // footprintStrata starts strata with its embedded etcd on an empty data
 // directory, loads it, and restarts it.
-func (r *runner) footprintStrata(ctx context.Context, dir string) (FootprintRow, error) {
+func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (FootprintRow, error) {
 	row := FootprintRow{Server: fpStrataEmbedded}
 	spec := childSpec{Mode: childStrata, DataDir: dir, TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
 	for round := range 2 {
-		p, rc, err := startStrataChild(ctx, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
+		p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
 		if err != nil {
 			return row, err
 		}
@@ -113,7 +118,7 @@ func (r *runner) footprintStrata(ctx context.Context, dir string) (FootprintRow,
 
 // footprintStrataApart restarts strata on the loaded data directory with
 // its etcd member in a process of its own.
-func (r *runner) footprintStrataApart(ctx context.Context, dir string) (FootprintRow, error) {
+func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (FootprintRow, error) {
 	row := FootprintRow{Server: fpStrataApart}
 	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-etcd.log"))
 	if err != nil {
@@ -121,7 +126,7 @@ func (r *runner) footprintStrataApart(ctx context.Context, dir string) (Footprin
 	}
 	spec := childSpec{Mode: childStrata, DataDir: dir, EtcdServers: ep.endpoints,
 		TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
-	p, rc, err := startStrataChild(ctx, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
+	p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
 	if err == nil {
 		p.started = ep.proc.started // start-up of both, as kube-apiserver's
 		err = errors.Join(r.footprintRound(ctx, &row, 1, p, ep.proc, rc), p.stop())

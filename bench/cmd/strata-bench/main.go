@@ -127,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf: beside JSON; get-rbac, create-rbac: a user under RBAC beside the admin; create-admission, create-vap: the default admission chain, and a ValidatingAdmissionPolicy, beside a server with admission off; default all)")
 	fs.DurationVar(&cfg.Timeout, "timeout", d.Timeout, "bound on the whole run")
 	fs.StringVar(&servers, "servers", strings.Join(d.Servers, ","), "comma-separated API servers the cells run against: strata, kube (kube-apiserver on an etcd of its own) or both")
+	fs.StringVar(&cfg.StrataServer, "strata-server", "", "prebuilt strata-server binary the footprint runs (default: go build ./cmd/strata-server of strata's module)")
 	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "", "prebuilt kube-apiserver binary (default: go build k8s.io/kubernetes/cmd/kube-apiserver of strata's module, cached)")
 	fs.BoolVar(&cfg.InProcess, "in-process", false, "run strata in this process (no server CPU measured; what -cpuprofile-side strata needs)")
 	fs.BoolVar(&cfg.Footprint, "footprint", false, "also measure each server's start-up to ready and RSS, empty and with -footprint-objects ConfigMaps")
