@@ -277,24 +277,33 @@ func waitReady(ctx context.Context, p *process, rc *rest.Config) error {
 		return fmt.Errorf("bench: HTTP client of %s: %w", p.name, err)
 	}
 	defer hc.CloseIdleConnections()
-	for {
+	return pollStarting(ctx, p, 20*time.Millisecond, "to be ready", "was not ready", func() bool {
 		resp, err := hc.Get(rc.Host + "/readyz")
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if err != nil {
+			return false
 		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// pollStarting calls done every interval until it reports true, or the
+// starting process p exits, ctx ends or startTimeout passes since p
+// started. waiting and late say in the errors what p was waited for ("to
+// be ready") and what it failed to do ("was not ready").
+func pollStarting(ctx context.Context, p *process, every time.Duration, waiting, late string, done func() bool) error {
+	for !done() {
 		select {
 		case <-p.done:
 			return p.failed("exited while starting")
 		case <-ctx.Done():
-			return fmt.Errorf("bench: waiting for %s to be ready: %w", p.name, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+			return fmt.Errorf("bench: waiting for %s %s: %w", p.name, waiting, ctx.Err())
+		case <-time.After(every):
 		}
 		if time.Since(p.started) > startTimeout {
-			return p.failed("was not ready within " + startTimeout.String())
+			return p.failed(late + " within " + startTimeout.String())
 		}
 	}
+	return nil
 }

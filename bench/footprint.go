@@ -69,7 +69,7 @@ const (
 func (r *runner) footprint(ctx context.Context) error {
 	dir := filepath.Join(r.env.tmp, "fp")
 	if r.cfg.runs(sideStrata) {
-		bin, err := strataServerBinary(ctx, r.cfg.StrataServer, r.env.tmp, r.cfg.Progress)
+		bin, err := strataServerBinary(ctx, r.cfg.StrataServer, r.cfg.Progress)
 		if err != nil {
 			return err
 		}

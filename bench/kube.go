@@ -14,7 +14,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -33,33 +32,9 @@ const (
 )
 
 // kubeAPIServer returns the kube-apiserver binary to run: prebuilt when
-// given, else built from this module into the user's cache directory
-// (go build relinks only when something changed, so a warm build costs
-// seconds).
+// given, else built from this module (goBinary).
 func kubeAPIServer(ctx context.Context, prebuilt string, progress io.Writer) (string, error) {
-	if prebuilt != "" {
-		if _, err := os.Stat(prebuilt); err != nil {
-			return "", fmt.Errorf("bench: kube-apiserver binary: %w", err)
-		}
-		return prebuilt, nil
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("bench: cache directory for kube-apiserver: %w", err)
-	}
-	out := filepath.Join(cache, "strata-bench", "kube-apiserver-"+kubeVersion())
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return "", err
-	}
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, kubePackage)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("bench: go build %s (in %s): %w\n%s", kubePackage, root, err, b)
-	}
-	fmt.Fprintf(progress, "kube-apiserver %s: go build took %.1fs\n", kubeVersion(), time.Since(start).Seconds())
-	return out, nil
+	return goBinary(ctx, prebuilt, kubePackage, "kube-apiserver-"+kubeVersion(), "-kube-apiserver", progress)
 }
 
 // kubeVersion is the k8s.io/kubernetes version this program was built
@@ -73,18 +48,6 @@ func kubeVersion() string {
 		}
 	}
 	return "unknown"
-}
-
-// moduleRoot is the directory of strata's go.mod, found from the working
-// directory: go build of kube-apiserver needs its requirements.
-func moduleRoot(ctx context.Context) (string, error) {
-	b, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
-	path, dir, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
-	if err != nil || path != "github.com/stratadev/strata" {
-		return "", fmt.Errorf("bench: building kube-apiserver needs strata's module as the working directory "+
-			"(go list -m: %q, %v); run from it, or pass a prebuilt binary (-kube-apiserver)", b, err)
-	}
-	return dir, nil
 }
 
 // kubeServer is a started kube-apiserver.

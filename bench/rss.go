@@ -12,10 +12,9 @@ import (
 // kube-apiserver runs post-start hooks of its own. On 20,000 ConfigMaps,
 // strata's RSS read at readiness was 349 MB; sampled after such a restart
 // it grew to 527 MB within 3 s (issue 18). So the footprint reads each
-// process's RSS once it has
-// settled: sampled every rssPoll until no sample has grown more than
-// rssGrowth over the first of a quiet window of rssQuiet, or rssBound has
-// passed.
+// process's RSS once it has settled: sampled every rssPoll until no
+// sample has grown more than rssGrowth over the first of a quiet window
+// of rssQuiet, or rssBound has passed.
 const (
 	rssPoll   = 250 * time.Millisecond
 	rssQuiet  = 3 * time.Second

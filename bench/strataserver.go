@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,38 +18,20 @@ import (
 // that `strata server` starts, not this program re-executed as a server
 // (the cells' child). The binaries differ by kubectl and the bench's own
 // code, 229 MB against 169 MB, and on this machine most of a running
-// binary's text and read-only data are resident: the child's RSS was
-// 23-50 MB below strata-server's on the same data (issue 18).
+// binary's text and read-only data are resident: empty, strata-server
+// held 272 MB, the child 239-250 MB (issue 18).
 
 const strataServerPackage = "github.com/stratadev/strata/cmd/strata-server"
 
 // strataServerBinary is prebuilt if set, or strata-server built from
-// strata's module into dir.
-func strataServerBinary(ctx context.Context, prebuilt, dir string, progress io.Writer) (string, error) {
-	if prebuilt != "" {
-		if _, err := os.Stat(prebuilt); err != nil {
-			return "", fmt.Errorf("bench: strata-server binary: %w", err)
-		}
-		return prebuilt, nil
-	}
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "strata-server")
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, strataServerPackage)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("bench: go build %s (in %s): %w\n%s", strataServerPackage, root, err, b)
-	}
-	fmt.Fprintf(progress, "strata-server: go build took %.1fs\n", time.Since(start).Seconds())
-	return out, nil
+// strata's module (goBinary).
+func strataServerBinary(ctx context.Context, prebuilt string, progress io.Writer) (string, error) {
+	return goBinary(ctx, prebuilt, strataServerPackage, "strata-server", "-strata-server", progress)
 }
 
 // startStrataServer starts bin as spec says (its data directory, its
-// etcd members if apart, the bench's tokens) with the options the cells'
-// child gives server.Start, and waits until it is ready.
+// etcd members if apart, the bench's tokens), on loopback and without
+// compaction as the cells' child runs, and waits until it is ready.
 func startStrataServer(ctx context.Context, bin string, spec childSpec, logPath string) (*process, *rest.Config, error) {
 	kubeconfig := filepath.Join(spec.DataDir, "kubeconfig")
 	// The server writes it anew, with this start's port, before serving.
@@ -79,23 +60,13 @@ func startStrataServer(ctx context.Context, bin string, spec childSpec, logPath 
 
 // waitKubeconfig waits until p has written its kubeconfig (atomically).
 func waitKubeconfig(ctx context.Context, p *process, path string) (*rest.Config, error) {
-	for {
-		if _, err := os.Stat(path); err == nil {
-			rc, err := clientcmd.BuildConfigFromFlags("", path)
-			if err != nil {
-				return nil, fmt.Errorf("bench: kubeconfig %s: %w", path, err)
-			}
-			return rc, nil
-		}
-		select {
-		case <-p.done:
-			return nil, p.failed("exited while starting")
-		case <-ctx.Done():
-			return nil, fmt.Errorf("bench: waiting for %s's kubeconfig: %w", p.name, ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Since(p.started) > startTimeout {
-			return nil, p.failed("wrote no kubeconfig within " + startTimeout.String())
-		}
+	written := func() bool { _, err := os.Stat(path); return err == nil }
+	if err := pollStarting(ctx, p, 10*time.Millisecond, "to write its kubeconfig", "wrote no kubeconfig", written); err != nil {
+		return nil, err
 	}
+	rc, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: kubeconfig %s: %w", path, err)
+	}
+	return rc, nil
 }

@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// goBinary returns the binary of pkg to run: prebuilt when given (flag is
+// the option that gives it), else pkg built from strata's module, whose
+// requirements pin its version, into the user's cache directory as name
+// (go build relinks only when something changed, so a warm build costs
+// seconds).
+func goBinary(ctx context.Context, prebuilt, pkg, name, flag string, progress io.Writer) (string, error) {
+	if prebuilt != "" {
+		if _, err := os.Stat(prebuilt); err != nil {
+			return "", fmt.Errorf("bench: %s binary: %w", path.Base(pkg), err)
+		}
+		return prebuilt, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("bench: cache directory for %s: %w", path.Base(pkg), err)
+	}
+	out := filepath.Join(cache, "strata-bench", name)
+	root, err := moduleRoot(ctx, pkg, flag)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("bench: go build %s (in %s): %w\n%s", pkg, root, err, b)
+	}
+	fmt.Fprintf(progress, "%s: go build took %.1fs\n", name, time.Since(start).Seconds())
+	return out, nil
+}
+
+// moduleRoot is the directory of strata's go.mod, found from the working
+// directory: go build of pkg needs its requirements.
+func moduleRoot(ctx context.Context, pkg, flag string) (string, error) {
+	b, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
+	modPath, dir, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	if err != nil || modPath != "github.com/stratadev/strata" {
+		return "", fmt.Errorf("bench: building %s needs strata's module as the working directory "+
+			"(go list -m: %q, %v); run from it, or pass a prebuilt binary (%s)", path.Base(pkg), b, err, flag)
+	}
+	return dir, nil
+}
