@@ -44,11 +44,12 @@ func TestRunTiny(t *testing.T) {
 	checkRows(t, rep, cfg, false)
 	// create, create-floor, get, get-rv0, list, list-rv0, patch, update,
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
-	// create-admission, create-vap, create ÷ floor, get-floor,
+	// create-admission, create-vap, create ÷ floor, create-floor-fm ÷
+	// create-floor, create ÷ create-floor-fm, get-floor,
 	// get ÷ floor, the list, patch, update and apply floors and list,
 	// patch, update and apply ÷ their floors at each concurrency, then
 	// watch p99 and p50.
-	if n := 27*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	if n := 29*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -62,6 +63,7 @@ func TestRunTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
+		"| floor | create-floor-fm | 4 |", "create-floor-fm ÷ create-floor (req/s)", "create ÷ create-floor-fm (req/s)",
 		"| floor | get-floor | 4 |", "get-floor ÷ get (req/s)", "get ÷ get-floor (req/s)",
 		"| floor | apply-floor | 4 |", "apply-floor ÷ read+cas (req/s)", "apply ÷ apply-floor (req/s)",
 		"| floor | list-floor | 4 |", "list-floor ÷ range (req/s)", "list ÷ list-floor (req/s)",
@@ -119,7 +121,7 @@ func wantRows(cfg Config, kube bool) []string {
 		{"strata/list", "etcd/range", "floor/list-floor"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
-		{"strata/create", "etcd/put", "floor/create-floor"},
+		{"strata/create", "etcd/put", "floor/create-floor", "floor/create-floor-fm"},
 		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2", "floor/patch-floor", "floor/update-floor", "floor/apply-floor"},
 		{"strata/create-admission", "strata/create-admission-off"}, {"strata/create-vap", "strata/create-vap-off"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -72,6 +73,16 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 				return
 			}
 			applyFloorHandler(raw, fm)(w, r)
+			return
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/namespaces/"+createFMNamespace+"/"):
+			cw, err := configMaps()
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			serveFloorWrite(w, r, func(ctx context.Context, body []byte) (int, []byte, error) {
+				return cw.create(ctx, raw, body)
+			})
 			return
 		case r.Method == http.MethodPatch || r.Method == http.MethodPut:
 			cw, err := configMaps()

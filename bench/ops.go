@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -103,7 +104,8 @@ func (r *runner) pairsFor(t *target) []pair {
 	patchFloor.prepare, updateFloor.prepare, applyFloor.prepare = r.prepareWriteFloor, r.prepareWriteFloor, r.prepareApplyFloor
 	writes := []pair{
 		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
-			floors: []op{r.floorOp(opCreateFloor, r.create(r.floorT))}},
+			floors: []op{r.floorOp(opCreateFloor, r.create(r.floorT)), r.floorOp(opCreateFMFloor,
+				r.createIn(func() kubernetes.Interface { return r.floorT.cs }, createFMNamespace, "fm"))}},
 		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
 			more: []op{update, apply, apply2}, floors: []op{patchFloor, updateFloor, applyFloor}},
 	}

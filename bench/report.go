@@ -111,6 +111,10 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideStrata, strata: opCreateVAP, etcd: opCreateVAPOff, atLeast: 0.75, at: []int{16}},
 	// issue 18: strata's create at least 0.90 of the floor.
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFloor, atLeast: 0.90, at: []int{16}},
+	// The create floor with managedFields recorded, against the do-nothing
+	// one: the most create ÷ create-floor a server that keeps them can reach.
+	{side: sideFloor, otherSide: sideFloor, strata: opCreateFMFloor, etcd: opCreateFloor},
+	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFMFloor},
 	{side: sideFloor, strata: opGetFloor, etcd: opGet},
 	{otherSide: sideFloor, strata: opGet, etcd: opGetFloor},
 	// issue 13: the highest apply ÷ read+cas a server reusing upstream's
@@ -127,7 +131,7 @@ var ratioSpecs = []ratioSpec{
 
 // floorOps pair each floor operation with the server operation whose CPU
 // per request it bounds from below.
-var floorOps = [][2]string{{opCreateFloor, opCreate}, {opGetFloor, opGet}, {opListFloor, opList},
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opCreateFMFloor, opCreate}, {opGetFloor, opGet}, {opGetFloor, opGetRV0}, {opListFloor, opList},
 	{opPatchFloor, opPatch}, {opUpdateFloor, opUpdate}, {opApplyFloor, opApply}}
 
 // kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
@@ -360,7 +364,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
-			"the etcd put, for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
+			"the etcd put, with create-floor-fm upstream's field manager too, for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
 			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
 			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")
 	}

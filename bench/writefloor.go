@@ -35,6 +35,11 @@ import (
 const (
 	opUpdateFloor = "update-floor"
 	opPatchFloor  = "patch-floor"
+	// opCreateFMFloor is the create floor of a server that records
+	// managedFields: its creates go to their own namespace, which the
+	// floor's handler tells apart from the do-nothing create's.
+	opCreateFMFloor   = "create-floor-fm"
+	createFMNamespace = "floor-fm"
 )
 
 // builtinKind is the kind strata's registry serves as gvk.
@@ -120,6 +125,30 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 		return code, nil, err
 	}
 	return http.StatusOK, out, nil
+}
+
+// create decodes a POSTed ConfigMap, lets the field manager record it as
+// kube-apiserver's create handler does (against a new, empty object of the
+// kind) and puts it under a new key: the least a create costs a server
+// that keeps managedFields, without admission, strategy, validation or
+// watch cache.
+func (cw *configMapWriter) create(ctx context.Context, raw *clientv3.Client, body []byte) (int, []byte, error) {
+	obj := &corev1.ConfigMap{}
+	if _, _, err := clientscheme.Codecs.UniversalDeserializer().Decode(body, nil, obj); err != nil {
+		return http.StatusBadRequest, nil, err
+	}
+	recorded := cw.fm.Update(&corev1.ConfigMap{}, obj, "strata-bench")
+	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
+		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", obj.Name)
+	}
+	out, err := json.Marshal(recorded)
+	if err != nil {
+		return http.StatusInternalServerError, nil, err
+	}
+	if err := putIfAbsent(ctx, raw, rawPrefix+"floor-fm/"+obj.Name, string(out)); err != nil {
+		return http.StatusConflict, nil, err
+	}
+	return http.StatusCreated, out, nil
 }
 
 // serveFloorWrite reads a write floor's request body, lets write make the
