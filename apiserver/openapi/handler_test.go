@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/handler3"
+	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 )
 
 // TestHandler checks the HTTP behaviour kube-openapi's handlers give
@@ -91,5 +94,64 @@ func TestHandler(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWarmKeepsJSON checks that Warm leaves only the encoded documents in
+// memory and that they are served as before: the same JSON and protobuf
+// under the same hash URLs, built from the documents it emptied, and still
+// after a change adds a group (which replaces the discovery documents).
+func TestWarmKeepsJSON(t *testing.T) {
+	reference := testService(t)
+	svc, err := New(generatedopenapi.GetOpenAPIDefinitions, scheme.Scheme, testResources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Warm(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v3Paths(t, svc) {
+		if doc, _, err := (*svc.docs.Load())[p].Get(); err != nil || doc.Components != nil || doc.Paths != nil {
+			t.Errorf("%s after Warm: %v, components %v; want it emptied", p, err, doc.Components != nil)
+		}
+	}
+	refDC, _ := testServer(t, reference)
+	dc, _ := testServer(t, svc)
+	check := func(t *testing.T) {
+		want, err := refDC.OpenAPIV3().Paths()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dc.OpenAPIV3().Paths()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"api/v1", "apis/apps/v1", "apis/batch/v1", "apis"} {
+			if got[p].ServerRelativeURL() != want[p].ServerRelativeURL() {
+				t.Errorf("%s: URL %s, want %s", p, got[p].ServerRelativeURL(), want[p].ServerRelativeURL())
+			}
+			for _, ct := range []string{"application/json", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"} {
+				g, err1 := got[p].Schema(ct)
+				w, err2 := want[p].Schema(ct)
+				if err1 != nil || err2 != nil || !bytes.Equal(g, w) || len(g) < 1000 {
+					t.Errorf("%s as %s: %d bytes (%v), want the reference's %d (%v)", p, ct, len(g), err1, len(w), err2)
+				}
+			}
+		}
+	}
+	check(t)
+	if err := svc.SetGroupVersion(widgetGV, widgets, widgetSchema("size")); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Warm(); err != nil {
+		t.Fatal(err)
+	}
+	if err := reference.SetGroupVersion(widgetGV, widgets, widgetSchema("size")); err != nil {
+		t.Fatal(err)
+	}
+	defer reference.SetGroupVersion(widgetGV, nil, nil)
+	check(t)
+	if doc := v3Doc(t, dc, "apis/example.com/v1"); doc.Components == nil || doc.Components.Schemas["com.example.v1.Widget"] == nil {
+		t.Errorf("apis/example.com/v1 after a change and Warm lacks the Widget schema")
 	}
 }
