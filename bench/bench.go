@@ -262,6 +262,9 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.cfg.Footprint {
+		if err := r.env.stopServers(); err != nil {
+			return err
+		}
 		return r.footprint(ctx)
 	}
 	return nil
