@@ -16,7 +16,8 @@ import (
 // that is answered only once it serves; strata's loopback is in-process and
 // answers at once, in the middle of the start. The plugins' client
 // therefore waits, before its /openapi/v3 requests, for the server to have
-// warmed the documents, which it does on one goroutine once it serves.
+// warmed the documents, which it does on one goroutine once a client has
+// seen it ready (or a second after it serves).
 
 // openAPIAfter is client, whose OpenAPI v3 requests wait until warm or stop
 // is closed (nil warm: they do not wait).

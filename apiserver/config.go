@@ -156,6 +156,8 @@ type Server struct {
 	// watchesEnd closes when EndWatches is called.
 	watchesEnd     chan struct{}
 	endWatchesOnce sync.Once
+	seenReady      chan struct{} // see SeenReady
+	seenReadyOnce  sync.Once
 	countOnce      sync.Once // starts countObjects
 	log            *slog.Logger
 	// converters convert custom resources between versions; services
@@ -185,7 +187,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{})}
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{}),
+		seenReady: make(chan struct{})}
 	var err error
 	if s.converters, err = registry.NewCRConverters(&s.services, cfg.WebhookAuthWrapper); err != nil {
 		cancel()

@@ -41,8 +41,19 @@ func (s *Server) installHealth(mux *http.ServeMux) {
 		}
 		ready = append(ready, s.healthCheck(c.Name, c.Check))
 	}
-	healthz.InstallReadyzHandler(mux, append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)
+	healthz.InstallPathHandlerWithHealthyFunc(mux, "/readyz", s.markSeenReady,
+		append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)
 }
+
+// SeenReady is closed once /readyz has first answered 200: a client (a
+// probe, a load balancer, a test) has seen this server ready. What can
+// wait for it, such as warming the OpenAPI documents, then leaves the
+// cores to the start's last requests (issue 18).
+func (s *Server) SeenReady() <-chan struct{} { return s.seenReady }
+
+// markSeenReady is called by each /readyz handler built (the routes are
+// rebuilt when the served resources change) on its first 200.
+func (s *Server) markSeenReady() { s.seenReadyOnce.Do(func() { close(s.seenReady) }) }
 
 // healthCheck names a check that is given healthTimeout and whose failure
 // is logged with its reason (the response withholds it).

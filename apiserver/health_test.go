@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +47,55 @@ func TestHealthChecks(t *testing.T) {
 		if code != tt.code || string(body) != tt.want {
 			t.Errorf("GET %s: %d\n%s\nwant %d\n%s", tt.path, code, body, tt.code, tt.want)
 		}
+	}
+}
+
+// TestSeenReady: SeenReady closes with the first 200 of /readyz itself,
+// not with a failing /readyz nor with another path's 200.
+func TestSeenReady(t *testing.T) {
+	var starting atomic.Bool
+	starting.Store(true)
+	gate := HealthCheck{Name: "gate", Quiet: true, Check: func(context.Context) error {
+		if starting.Load() {
+			return errors.New("starting")
+		}
+		return nil
+	}}
+	ts := newTestServer(t, func(c *Config) { c.ReadyChecks = append(c.ReadyChecks, gate) })
+	seen := func() bool {
+		select {
+		case <-ts.api.SeenReady():
+			return true
+		default:
+			return false
+		}
+	}
+	for i, step := range []struct {
+		path     string
+		starting bool
+		code     int
+		seen     bool
+	}{
+		{path: "/readyz", starting: true, code: 500},
+		{path: "/readyz/etcd", starting: true, code: 200},
+		{path: "/healthz", starting: true, code: 200},
+		{path: "/readyz/gate", code: 200},
+		{path: "/readyz", code: 200, seen: true},
+		{path: "/readyz", starting: true, code: 500, seen: true}, // once seen, stays seen
+	} {
+		starting.Store(step.starting)
+		code, body := ts.send(t, http.MethodGet, step.path, "", nil)
+		if code != step.code || seen() != step.seen {
+			t.Errorf("step %d: GET %s: %d (seen ready: %v)\n%s\nwant %d (seen ready: %v)", i, step.path, code, seen(), body, step.code, step.seen)
+		}
+	}
+	// A server builds its handler more than once (the loopback has its
+	// own): another handler's first 200 finds it already seen.
+	starting.Store(false)
+	rec := httptest.NewRecorder()
+	ts.api.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if rec.Code != http.StatusOK || !seen() {
+		t.Errorf("GET /readyz on a second handler: %d (seen ready: %v)\n%s\nwant 200 (seen ready: true)", rec.Code, seen(), rec.Body)
 	}
 }
 

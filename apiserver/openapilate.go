@@ -72,8 +72,9 @@ func (s *Server) WaitOpenAPI(ctx context.Context) error {
 }
 
 // WarmOpenAPI builds the v3 documents and encodes them for their ETags,
-// on one goroutine (openapi.Service.Warm): a server calls it once it
-// serves, and the first /openapi/v3 request then finds them done.
+// on one goroutine (openapi.Service.Warm): a server calls it once it is
+// seen ready (SeenReady), and the first /openapi/v3 request then finds
+// them done.
 func (s *Server) WarmOpenAPI(ctx context.Context) {
 	svc, err := s.openapi.wait(ctx)
 	if err == nil {

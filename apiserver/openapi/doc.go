@@ -19,7 +19,7 @@
 // from its operations.
 //
 // New builds no document: each v3 document is built when first asked for
-// or warmed (Warm, which a server runs once it serves: the first
+// or warmed (Warm, which a server runs once it is seen ready: the first
 // /openapi/v3 request needs every document's hash), and /openapi/v2, about
 // half a second for every built-in kind on a 2-core machine (most of it
 // kube-openapi's v2 parameter de-duplication), when first asked for, as

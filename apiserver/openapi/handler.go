@@ -47,7 +47,7 @@ func (s *Service) newMux() *http.ServeMux {
 // /openapi/v3 request needs the ETag of every document: kube-openapi's
 // handler then builds and encodes them all at once, on a goroutine each,
 // which on a small machine starves the requests served beside it (issue
-// 18). A server warms them on one goroutine once it serves.
+// 18). A server warms them on one goroutine once it is seen ready.
 //
 // Once a document is encoded, Warm empties it (forget). kube-openapi's
 // handler keeps the built document beside its JSON but encodes it again
