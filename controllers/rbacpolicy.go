@@ -26,18 +26,20 @@ import (
 //   - The first attempt is made at once. The hook's wait.Poll sleeps its
 //     one-second interval before the first one: a second of every
 //     start-up, spent idle.
-//   - The roles and bindings are reconciled policyWorkers at a time, not
-//     one after the other: on a new data directory each is a create, an
-//     fsync'd etcd write, which etcd batches when they come together; on
-//     an existing one each is a read.
+//   - The roles and bindings are reconciled all at once, not one after
+//     the other: on a new data directory each is a create, an fsync'd etcd
+//     write, which etcd batches when they come together; on an existing
+//     one each is a read.
 //
 // What is reconciled, how (k8s.io/component-helpers' reconciliation, with
 // its retry on conflicts) and the retries of the whole (every second, for
 // 30 seconds, until an attempt reconciles everything) are the hook's.
 
 // policyWorkers is how many objects of the bootstrap policy are
-// reconciled at once.
-const policyWorkers = 16
+// reconciled at once: all of them (141 in v1.37). Alternating empty starts
+// (strata-startup, 10 each) were ready in a median 0.66 s with 16, 0.61 s
+// with 160 (issue 18).
+const policyWorkers = 160
 
 // ensurePolicy creates or reconciles the bootstrap policy, retrying every
 // second for up to 30 seconds, as kube-apiserver's hook does.
