@@ -89,6 +89,9 @@ type Config struct {
 	// ConfigMaps of FootprintBytes.
 	Footprint                        bool
 	FootprintObjects, FootprintBytes int
+	// FootprintStarts is how many times each server is started in each
+	// setting (empty, loaded); the footprint gives the median (startups.go).
+	FootprintStarts int
 }
 
 // Defaults are the settings of an unset Config field: the full run takes
@@ -108,6 +111,7 @@ var Defaults = Config{
 
 	FootprintObjects: 20000,
 	FootprintBytes:   1024,
+	FootprintStarts:  defaultStarts,
 }
 
 func (c Config) withDefaults() Config {
@@ -126,6 +130,7 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.Timeout, d.Timeout)
 	setDefault(&c.FootprintObjects, d.FootprintObjects)
 	setDefault(&c.FootprintBytes, d.FootprintBytes)
+	setDefault(&c.FootprintStarts, d.FootprintStarts)
 	if len(c.Servers) == 0 {
 		c.Servers = d.Servers
 	}

@@ -56,6 +56,9 @@ type FootprintRow struct {
 	// what a server that holds its objects before it is ready (as
 	// kube-apiserver's watch caches and strata's do) must read at least.
 	EtcdReadAllSeconds float64 `json:"etcd_read_all_seconds,omitempty"`
+	// StartRuns are the start-ups measured, in seconds, by setting
+	// (startups.go); each start-up above is its setting's median.
+	StartRuns map[string][]float64 `json:"start_runs,omitempty"`
 }
 
 // Footprint server names.
@@ -75,6 +78,9 @@ func (r *runner) footprint(ctx context.Context) error {
 		}
 		row, err := r.footprintStrata(ctx, bin, filepath.Join(dir, "s"))
 		if err != nil {
+			return err
+		}
+		if err := r.moreStrataStarts(ctx, bin, filepath.Join(dir, "s"), &row); err != nil {
 			return err
 		}
 		r.recordFootprint(row)
@@ -149,9 +155,9 @@ func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, e
 		}
 		etcdReady := time.Since(ep.proc.started).Seconds()
 		if round == 0 {
-			row.EtcdStartEmptySeconds = etcdReady
+			row.addStart(runEtcdEmpty, etcdReady)
 		} else {
-			row.EtcdStartLoadedSeconds = etcdReady
+			row.addStart(runEtcdLoaded, etcdReady)
 		}
 		k, err := startKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-%d", round)), ep.endpoints,
 			filepath.Join(r.env.tmp, "tokens.csv"))
@@ -167,7 +173,7 @@ func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, e
 			return row, err
 		}
 	}
-	return row, nil
+	return row, r.moreKubeStarts(ctx, bin, dir, &row)
 }
 
 // readAllKeys times one (linearizable) read of every key of the etcd
@@ -201,7 +207,7 @@ func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round in
 	ready := time.Since(p.started).Seconds()
 	rss, etcdRSS := &row.RSSRestartMB, &row.EtcdRSSRestartMB
 	if round == 0 {
-		row.StartEmptySeconds = ready
+		row.addStart(runEmpty, ready)
 		rss, etcdRSS = &row.RSSLoadedMB, &row.EtcdRSSLoadedMB
 		if err := readRSS(ctx, p, etcdProc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB); err != nil {
 			return err
@@ -216,7 +222,7 @@ func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round in
 		}
 		row.LoadSeconds = time.Since(start).Seconds()
 	} else {
-		row.StartLoadedSeconds = ready
+		row.addStart(runLoaded, ready)
 	}
 	return readRSS(ctx, p, etcdProc, rss, etcdRSS)
 }
@@ -322,8 +328,9 @@ func (r *Report) writeFootprint(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "\nfootprint: start-up to /readyz 200 (from the first process's start), empty and with the %d ConfigMaps "+
-		"of %d bytes loaded; VmRSS once settled (no growth over 1%% in 3 s, sampled every 250 ms): empty, after loading them "+
-		"and after the restart on them\n\n", r.FootprintObjects, r.FootprintBytes)
+		"of %d bytes loaded, each the median of the starts listed below the table; VmRSS once settled (no growth over 1%% "+
+		"in 3 s, sampled every 250 ms): empty, after loading them and after the restart on them\n\n",
+		r.FootprintObjects, r.FootprintBytes)
 	b.WriteString("| server | start-up empty s | start-up loaded s | load s | RSS empty MB | RSS loaded MB | RSS restart MB | " +
 		"its etcd RSS empty MB | its etcd RSS loaded MB | its etcd RSS restart MB |\n" +
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -339,6 +346,7 @@ func (r *Report) writeFootprint(b *strings.Builder) {
 				f.Server, fmtOpt(f.EtcdStartEmptySeconds, 2), fmtOpt(f.EtcdStartLoadedSeconds, 2), fmtOpt(f.EtcdReadAllSeconds, 2))
 		}
 	}
+	r.writeStartRuns(b)
 }
 
 // fmtOpt prints v with prec decimals, or "–" for 0 (not measured).

@@ -34,7 +34,7 @@ func TestRunTinyKube(t *testing.T) {
 		Concurrency: []int{1, 4}, Duration: 150 * time.Millisecond, MaxOps: 200, Rounds: 2, Objects: 20,
 		Watchers: 10, WatchEvents: 5, Warmup: 2, DataBytes: 64, Timeout: 5 * time.Minute,
 		Progress: &progress, Command: "test", Servers: []string{sideStrata, sideKube}, KubeAPIServer: bin,
-		Footprint: true, FootprintObjects: 50, FootprintBytes: 128,
+		Footprint: true, FootprintObjects: 50, FootprintBytes: 128, FootprintStarts: 2,
 	}
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -104,6 +104,34 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 	}
 }
 
+// checkStartRuns checks that each of f's start-ups is the median of the
+// starts the test asked for (FootprintStarts 2; strata apart starts once,
+// loaded), and only kube-apiserver's etcd's are timed apart.
+func checkStartRuns(t *testing.T, f FootprintRow) {
+	t.Helper()
+	want := map[string]int{runEmpty: 2, runLoaded: 2}
+	switch f.Server {
+	case fpStrataApart:
+		want = map[string]int{runLoaded: 1}
+	case fpKube:
+		want[runEtcdEmpty], want[runEtcdLoaded] = 2, 2
+	}
+	figures := map[string]float64{runEmpty: f.StartEmptySeconds, runLoaded: f.StartLoadedSeconds,
+		runEtcdEmpty: f.EtcdStartEmptySeconds, runEtcdLoaded: f.EtcdStartLoadedSeconds}
+	for setting, runs := range f.StartRuns {
+		if len(runs) != want[setting] {
+			t.Errorf("%s: %d %s start-ups %v, want %d", f.Server, len(runs), setting, runs, want[setting])
+			continue
+		}
+		if m := median(runs); figures[setting] != m || m <= 0 {
+			t.Errorf("%s: %s start-up %v, want the median of %v (%v)", f.Server, setting, figures[setting], runs, m)
+		}
+	}
+	if len(f.StartRuns) != len(want) {
+		t.Errorf("%s: start-ups measured in %v, want %v", f.Server, f.StartRuns, want)
+	}
+}
+
 // checkFootprint checks the three footprint rows and their ratios.
 func checkFootprint(t *testing.T, rep *Report) {
 	t.Helper()
@@ -122,6 +150,7 @@ func checkFootprint(t *testing.T, rep *Report) {
 		if (f.Server == fpKube) != (f.EtcdStartLoadedSeconds > 0 && f.EtcdReadAllSeconds > 0) {
 			t.Errorf("footprint %+v: want the start-up and the read of every key of its etcd alone for kube-apiserver only", f)
 		}
+		checkStartRuns(t, f)
 	}
 	if want := fpStrataEmbedded + "," + fpStrataApart + "," + fpKube; strings.Join(servers, ",") != want {
 		t.Errorf("footprint rows %v, want %s", servers, want)

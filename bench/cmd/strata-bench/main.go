@@ -9,7 +9,7 @@
 // Usage:
 //
 //	go run ./bench/cmd/strata-bench [-servers strata,kube] [-kube-apiserver path] [-in-process]
-//	    [-footprint] [-footprint-objects 20000] [-footprint-bytes 1024]
+//	    [-footprint] [-footprint-objects 20000] [-footprint-bytes 1024] [-footprint-starts 3]
 //	    [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
 //	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
 //	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
@@ -133,6 +133,7 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.BoolVar(&cfg.Footprint, "footprint", false, "also measure each server's start-up to ready and RSS, empty and with -footprint-objects ConfigMaps")
 	fs.IntVar(&cfg.FootprintObjects, "footprint-objects", d.FootprintObjects, "ConfigMaps loaded for the footprint")
 	fs.IntVar(&cfg.FootprintBytes, "footprint-bytes", d.FootprintBytes, "payload bytes of each footprint ConfigMap")
+	fs.IntVar(&cfg.FootprintStarts, "footprint-starts", d.FootprintStarts, "starts of each server in each footprint setting (empty, loaded), whose median it reports")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
