@@ -16,8 +16,8 @@ import (
 // the option that gives it), else pkg built from strata's module, whose
 // requirements pin its version, into the user's cache directory as name
 // (go build relinks only when something changed, so a warm build costs
-// seconds).
-func goBinary(ctx context.Context, prebuilt, pkg, name, flag string, progress io.Writer) (string, error) {
+// seconds). buildFlags go to go build before the package.
+func goBinary(ctx context.Context, prebuilt, pkg, name, flag string, progress io.Writer, buildFlags ...string) (string, error) {
 	if prebuilt != "" {
 		if _, err := os.Stat(prebuilt); err != nil {
 			return "", fmt.Errorf("bench: %s binary: %w", path.Base(pkg), err)
@@ -34,10 +34,11 @@ func goBinary(ctx context.Context, prebuilt, pkg, name, flag string, progress io
 		return "", err
 	}
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	args := append(append([]string{"build"}, buildFlags...), "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("bench: go build %s (in %s): %w\n%s", pkg, root, err, b)
+		return "", fmt.Errorf("bench: go %s (in %s): %w\n%s", strings.Join(args, " "), root, err, b)
 	}
 	fmt.Fprintf(progress, "%s: go build took %.1fs\n", name, time.Since(start).Seconds())
 	return out, nil

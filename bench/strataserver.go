@@ -15,18 +15,22 @@ import (
 )
 
 // The footprint runs strata as its users run it: the strata-server binary
-// that `strata server` starts, not this program re-executed as a server
-// (the cells' child). The binaries differ by kubectl and the bench's own
-// code, 229 MB against 169 MB, and on this machine most of a running
-// binary's text and read-only data are resident: empty, strata-server
-// held 272 MB, the child 239-250 MB (issue 18).
+// that `strata server` starts, built as README builds it, not this program
+// re-executed as a server (the cells' child). The binaries differ by
+// kubectl and the bench's own code, and on this machine most of a running
+// binary's text and read-only data are resident (issue 18).
 
 const strataServerPackage = "github.com/stratadev/strata/cmd/strata-server"
+
+// strataServerTags are README's build tags: without them kubectl's
+// kustomize links Go's plugin package, and the linker then exports every
+// symbol (e2e's TestServerBinaryExportsNoGoSymbols).
+const strataServerTags = "kustomize_disable_go_plugin_support"
 
 // strataServerBinary is prebuilt if set, or strata-server built from
 // strata's module (goBinary).
 func strataServerBinary(ctx context.Context, prebuilt string, progress io.Writer) (string, error) {
-	return goBinary(ctx, prebuilt, strataServerPackage, "strata-server", "-strata-server", progress)
+	return goBinary(ctx, prebuilt, strataServerPackage, "strata-server", "-strata-server", progress, "-tags", strataServerTags)
 }
 
 // startStrataServer starts bin as spec says (its data directory, its

@@ -12,10 +12,15 @@ import (
 	"testing"
 )
 
+// strataTags are the build tags of README's build: without Go plugins in
+// kubectl's kustomize, whose loader would make the linker export every
+// symbol of strata-server (binary_test.go).
+const strataTags = "kustomize_disable_go_plugin_support"
+
 // The binaries under test, built once per test binary by TestMain; empty
 // with -short.
 var (
-	strataBin  string // go build -o DIR ./cmd/..., as the README says: strata, and strata-server beside it
+	strataBin  string // go build -tags strataTags -o DIR ./cmd/..., as the README says: strata, and strata-server beside it
 	kubectlBin string // kubectl of k8s.io/kubernetes, version set as its release does
 	// kubeVersion is the k8s.io/kubernetes version in go.mod (v1.37.2): the
 	// release of the separate kubectl and the server version strata reports.
@@ -72,7 +77,7 @@ func buildBinaries(dir string) error {
 	strata, kubectl := filepath.Join(dir, "strata"), filepath.Join(dir, "kubectl")
 	builds := [][]string{
 		// strata runs "server" and "kubectl" by strata-server beside it.
-		{"build", "-o", dir + string(filepath.Separator), "./cmd/strata", "./cmd/strata-server"},
+		{"build", "-tags", strataTags, "-o", dir + string(filepath.Separator), "./cmd/strata", "./cmd/strata-server"},
 		{"build", "-ldflags", ldflags, "-o", kubectl, "k8s.io/kubernetes/cmd/kubectl"},
 	}
 	errs := make([]error, len(builds))
