@@ -42,6 +42,9 @@ const DefaultMinWatchTimeout = 30 * time.Minute
 type Config struct {
 	// Client reaches etcd. The server does not close it.
 	Client *clientv3.Client
+	// NewWatcher makes the watchers of the stores' caches; default
+	// clientv3.NewWatcher(Client) (storage.Config.NewWatcher).
+	NewWatcher func() clientv3.Watcher
 	// Kinds are the served kinds; default registry.Builtin().
 	Kinds []*registry.Kind
 	// OpenAPI is the OpenAPI documents of Kinds, started ahead
@@ -275,7 +278,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if k.IsReview() {
 		return &resource{kind: k}, nil
 	}
-	sc := storage.Config{Client: s.cfg.Client, Resource: k.GroupResource(), Kind: k.GVK,
+	sc := storage.Config{Client: s.cfg.Client, NewWatcher: s.cfg.NewWatcher, Resource: k.GroupResource(), Kind: k.GVK,
 		Namespaced: k.Namespaced, Logger: s.log}
 	if m := s.cfg.Metrics; m != nil {
 		gr := k.GroupResource()

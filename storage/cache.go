@@ -79,7 +79,7 @@ func (c *watchCache) run(ctx context.Context) {
 
 // follow applies etcd's changes after rev until the watch breaks.
 func (c *watchCache) follow(ctx context.Context, rev int64) error {
-	w := clientv3.NewWatcher(c.s.client)
+	w := c.s.cfg.NewWatcher()
 	defer w.Close()
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()

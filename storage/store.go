@@ -92,6 +92,10 @@ type Config struct {
 	// currentRevision), for
 	// kube-apiserver's etcd_request_duration_seconds.
 	Observe func(operation string, d time.Duration, err error)
+	// NewWatcher makes the watcher each watch of the cache's etcd uses,
+	// with streams of its own; default clientv3.NewWatcher(Client), which a
+	// client of an in-process member (etcd's v3client) cannot make.
+	NewWatcher func() clientv3.Watcher
 }
 
 // Store implements Interface on etcd with a watch cache.
@@ -141,6 +145,10 @@ func New(cfg Config) (*Store, error) {
 func withDefaults(cfg Config) Config {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
+	}
+	if cfg.NewWatcher == nil {
+		client := cfg.Client
+		cfg.NewWatcher = func() clientv3.Watcher { return clientv3.NewWatcher(client) }
 	}
 	if cfg.MaxObjectBytes <= 0 {
 		cfg.MaxObjectBytes = DefaultMaxObjectBytes
