@@ -15,9 +15,6 @@ import (
 // in it whatever its internal HZ).
 const clockTick = 10 * time.Millisecond
 
-// ProcessCPU is procCPU, for the bench's other commands.
-func ProcessCPU(pid int) (time.Duration, error) { return procCPU(pid) }
-
 // procCPU is the CPU time (user + system, all threads, children not
 // counted) that process pid has used, from /proc/PID/stat.
 func procCPU(pid int) (time.Duration, error) {

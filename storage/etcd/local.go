@@ -18,7 +18,8 @@ type Local struct {
 	Client *clientv3.Client
 	// NewWatcher makes a watcher with streams of its own, as
 	// clientv3.NewWatcher does for a dialed client (a watch cache's
-	// progress requests then reach its own stream only).
+	// progress requests then reach its own stream only); nil for external
+	// etcd, where the stores' default (clientv3.NewWatcher) does.
 	NewWatcher func() clientv3.Watcher
 }
 
@@ -30,7 +31,7 @@ func (s *Server) Local(dialed *clientv3.Client) Local {
 	e := s.etcd
 	s.mu.Unlock()
 	if e == nil {
-		return Local{Client: dialed, NewWatcher: func() clientv3.Watcher { return clientv3.NewWatcher(dialed) }}
+		return Local{Client: dialed}
 	}
 	c := v3client.New(e.Server)
 	return Local{Client: c, NewWatcher: func() clientv3.Watcher {
