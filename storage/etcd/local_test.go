@@ -13,8 +13,8 @@ import (
 // TestLocalReachesTheEmbeddedMemberInProcess: the local client of an
 // embedded member sees what the socket's client writes and the reverse,
 // refuses what the member refuses (a request over its size limit, a
-// compacted revision), and its watchers stream events and progress each
-// on streams of their own.
+// compacted revision), and its watchers (through the socket) stream events
+// and progress each on streams of their own.
 func TestLocalReachesTheEmbeddedMemberInProcess(t *testing.T) {
 	srv := startMember(t, Options{DataDir: t.TempDir(), LogLevel: "fatal", MaxRequestBytes: 64 << 10})
 	dialed, err := srv.Client()
