@@ -140,8 +140,9 @@ type earlyWork struct {
 
 // etcdClients are the two ways the server reaches etcd: the stores, the
 // allocators, the bootstrap and the compactor go through local (for the
-// embedded member, in-process); the space guard, which asks each member
-// endpoint for its status and defragments it, dials.
+// embedded member, their reads and writes in-process); the space guard,
+// which asks each member endpoint for its status and defragments it,
+// dials.
 type etcdClients struct {
 	dialed *clientv3.Client
 	local  etcd.Local

@@ -94,7 +94,8 @@ type Config struct {
 	Observe func(operation string, d time.Duration, err error)
 	// NewWatcher makes the watcher each watch of the cache's etcd uses,
 	// with streams of its own; default clientv3.NewWatcher(Client), which a
-	// client of an in-process member (etcd's v3client) cannot make.
+	// client without a connection of its own (etcd.Server.Local's) cannot
+	// make.
 	NewWatcher func() clientv3.Watcher
 }
 
