@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -36,6 +37,17 @@ type Authenticator struct {
 	// APIAudiences are the audiences Tokens are good for when a
 	// TokenReview names audiences (AuthenticateToken).
 	APIAudiences authenticator.Audiences
+
+	// digestList holds Tokens' SHA-256 digests, computed once (at the
+	// first request) rather than for every token at every request.
+	once       sync.Once
+	digestList []tokenDigest
+}
+
+// tokenDigest is one of Tokens, by its digest.
+type tokenDigest struct {
+	sum  [sha256.Size]byte
+	user user.Info
 }
 
 // outcome of one way of authenticating.
@@ -104,13 +116,22 @@ func (a *Authenticator) static(token string) user.Info {
 	// prefix or which token length came close.
 	got := sha256.Sum256([]byte(token))
 	var found user.Info
-	for t, u := range a.Tokens {
-		want := sha256.Sum256([]byte(t))
-		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
-			found = u
+	for _, d := range a.tokenDigests() {
+		if subtle.ConstantTimeCompare(got[:], d.sum[:]) == 1 {
+			found = d.user
 		}
 	}
 	return found
+}
+
+// tokenDigests are Tokens' digests. Tokens is read once, at the first call.
+func (a *Authenticator) tokenDigests() []tokenDigest {
+	a.once.Do(func() {
+		for t, u := range a.Tokens {
+			a.digestList = append(a.digestList, tokenDigest{sha256.Sum256([]byte(t)), u})
+		}
+	})
+	return a.digestList
 }
 
 // AuthenticateToken implements authenticator.Token for TokenReviews: the

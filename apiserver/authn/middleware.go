@@ -33,7 +33,9 @@ func Middleware(a *Authenticator, next http.Handler) http.Handler {
 		r = r.WithContext(request.WithUser(r.Context(), u))
 		if byToken {
 			// So that nothing behind the middleware is tempted to use it.
-			r.Header = r.Header.Clone()
+			// As kube-apiserver's WithAuthentication, it goes from the
+			// request's own headers: the filters before this one have read
+			// what they need of them.
 			r.Header.Del("Authorization")
 		}
 		next.ServeHTTP(w, r)

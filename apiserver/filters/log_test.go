@@ -34,7 +34,8 @@ func withMessage(lines []map[string]any, msg string) []map[string]any {
 }
 
 // TestRequestLog checks the line of each request, and that a watch is
-// logged when it ends.
+// logged when it ends. As kube-apiserver's httplog (klog -v=3) a request's
+// line is at Debug, but a server error's is at Info, outside the probes.
 func TestRequestLog(t *testing.T) {
 	s := newTestServer(t, Config{})
 	for _, tt := range []struct {
@@ -45,23 +46,27 @@ func TestRequestLog(t *testing.T) {
 		{"GET", "/api/v1/namespaces", ""},
 		{"GET", "/healthz", ""},
 		{"GET", "/metrics", "admin"},
+		{"GET", "/api/v1/namespaces/a?code=500", "admin"},
+		{"GET", "/healthz?code=503", ""},
 	} {
 		s.do(t, tt.method, tt.path, tt.token, "User-Agent", "filters-test/1.0")
 	}
 	h := &held{s: s}
 	h.start(t, "GET", "/api/v1/namespaces?watch=1&block&flush", "alice")
-	if n := len(withMessage(logLines(t, s.log), "HTTP")); n != 5 {
-		t.Errorf("%d request lines while the watch runs, want 5 (it is logged when it ends)", n)
+	if n := len(withMessage(logLines(t, s.log), "HTTP")); n != 7 {
+		t.Errorf("%d request lines while the watch runs, want 7 (it is logged when it ends)", n)
 	}
 	h.release()
 
 	want := []map[string]any{
-		{"level": "INFO", "verb": "LIST", "URI": "/api/v1/namespaces?limit=1", "resp": 200.0, "user": "alice", "userAgent": "filters-test/1.0"},
-		{"level": "INFO", "verb": "POST", "URI": "/api/v1/namespaces?code=201", "resp": 201.0, "user": "admin", "userAgent": "filters-test/1.0"},
-		{"level": "INFO", "verb": "LIST", "URI": "/api/v1/namespaces", "resp": 401.0, "user": "", "userAgent": "filters-test/1.0"},
+		{"level": "DEBUG", "verb": "LIST", "URI": "/api/v1/namespaces?limit=1", "resp": 200.0, "user": "alice", "userAgent": "filters-test/1.0"},
+		{"level": "DEBUG", "verb": "POST", "URI": "/api/v1/namespaces?code=201", "resp": 201.0, "user": "admin", "userAgent": "filters-test/1.0"},
+		{"level": "DEBUG", "verb": "LIST", "URI": "/api/v1/namespaces", "resp": 401.0, "user": "", "userAgent": "filters-test/1.0"},
 		{"level": "DEBUG", "verb": "GET", "URI": "/healthz", "resp": 200.0, "user": "system:anonymous", "userAgent": "filters-test/1.0"},
 		{"level": "DEBUG", "verb": "GET", "URI": "/metrics", "resp": 200.0, "user": "admin", "userAgent": "filters-test/1.0"},
-		{"level": "INFO", "verb": "WATCH", "URI": "/api/v1/namespaces?watch=1&block&flush", "resp": 200.0, "user": "alice", "userAgent": "Go-http-client/1.1"},
+		{"level": "INFO", "verb": "GET", "URI": "/api/v1/namespaces/a?code=500", "resp": 500.0, "user": "admin", "userAgent": "filters-test/1.0"},
+		{"level": "DEBUG", "verb": "GET", "URI": "/healthz?code=503", "resp": 503.0, "user": "system:anonymous", "userAgent": "filters-test/1.0"},
+		{"level": "DEBUG", "verb": "WATCH", "URI": "/api/v1/namespaces?watch=1&block&flush", "resp": 200.0, "user": "alice", "userAgent": "Go-http-client/1.1"},
 	}
 	got := withMessage(logLines(t, s.log), "HTTP")
 	if len(got) != len(want) {
@@ -82,8 +87,8 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
-// TestQuietPaths: probes and scrapes are logged at Debug, also below
-// their paths; everything else at Info.
+// TestQuietPaths: probes and scrapes are logged at Debug even when they
+// fail, also below their paths.
 func TestQuietPaths(t *testing.T) {
 	for path, want := range map[string]bool{
 		"/healthz": true, "/livez": true, "/readyz": true, "/readyz/etcd": true, "/metrics": true,
