@@ -65,7 +65,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
 	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
 	code := http.StatusOK
-	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) { return apply(cur) })
+	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) { return apply(cur.Live()) })
 	if errors.Is(err, storage.ErrNotFound) && c.info.Subresource == "" {
 		code = http.StatusCreated
 		out, err = s.createByApply(actx, c, params, fm, apply, warnings)

@@ -229,7 +229,7 @@ func (s *Server) takeDisruption(ctx context.Context, pdbs *resource, pod *api.Po
 		if err := registry.CheckAndDecrement(pod.Name, pdb, false, time.Now()); err != nil {
 			return nil, err
 		}
-		return pdbs.kind.PrepareUpdate(pctx, pdb, cur, "status")
+		return pdbs.kind.PrepareUpdate(pctx, pdb, pdbs.kind.Current(cur), "status")
 	})
 	return false, err
 }

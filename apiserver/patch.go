@@ -12,7 +12,6 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,7 +58,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
 	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
 	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
-	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
+	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
 		current, err := json.Marshal(cur.Object)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -79,7 +78,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 		if err := checkNameMatches(obj, c); err != nil {
 			return nil, err
 		}
-		return s.recordUpdate(c, cur, obj, manager), nil
+		return s.recordUpdate(c, cur.Live(), obj, manager), nil
 	})
 	if err != nil {
 		writeError(w, err)

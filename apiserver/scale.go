@@ -8,7 +8,6 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -102,8 +101,8 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 	warnings := &registry.Warnings{}
 	ctx := kind.Context(s.withAdmission(r, c, params.options(c.info.Verb), params.dryRun), c.info.Namespace, c.info.Verb, "scale", warnings)
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
-	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
-		old, err := kind.ScaleOf(cur)
+	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
+		old, err := kind.ScaleOf(cur.Unstructured)
 		if err != nil {
 			return nil, err
 		}
@@ -120,14 +119,14 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
-		next, err := kind.WithReplicas(cur, sc.Spec.Replicas)
+		next, err := kind.WithReplicas(cur.Unstructured, sc.Spec.Replicas)
 		if err != nil {
 			return nil, err
 		}
 		// The writer owns the replicas from now on, recorded on the object
 		// with subresource "scale", as kube-apiserver's scale handler
 		// records it.
-		return s.recordUpdate(c, cur, next, manager), nil
+		return s.recordUpdate(c, cur.Live(), next, manager), nil
 	})
 	if err != nil {
 		writeError(w, err)

@@ -36,8 +36,8 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 	actx := s.withAdmission(r, c, params.options("update"), params.dryRun)
 	ctx := kind.Context(actx, c.info.Namespace, "update", c.info.Subresource, warnings)
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
-	out, err := s.update(ctx, c, params.dryRun, func(cur *unstructured.Unstructured) (runtime.Object, error) {
-		return s.recordUpdate(c, cur, obj.DeepCopyObject(), manager), nil
+	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
+		return s.recordUpdate(c, cur.Live(), obj.DeepCopyObject(), manager), nil
 	})
 	if err != nil {
 		writeError(w, err)
@@ -49,7 +49,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 
 // newObjectFunc computes the object an update or patch proposes, from the
 // current state.
-type newObjectFunc func(cur *unstructured.Unstructured) (runtime.Object, error)
+type newObjectFunc func(cur *registry.Current) (runtime.Object, error)
 
 // update runs one update or patch through the store's guaranteed update:
 // the proposal is checked against the current resourceVersion, prepared and
@@ -62,7 +62,8 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 		// A Scale's write is an update of the object through its strategy.
 		subresource = ""
 	}
-	try := func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	try := func(stored *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		cur := kind.Current(stored)
 		obj, err := propose(cur)
 		if err != nil {
 			return nil, err

@@ -237,5 +237,5 @@ func (k *Kind) Evicting(ctx context.Context, u *unstructured.Unstructured) (*uns
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	return k.PrepareUpdate(ctx, external, u, "status")
+	return k.PrepareUpdate(ctx, external, k.Current(u), "status")
 }

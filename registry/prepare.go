@@ -112,7 +112,7 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 // spec change) and update validation (immutable fields). For a
 // subresource ("status", "ephemeralcontainers", ...) the subresource's
 // strategy applies instead (for status: spec kept).
-func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
+func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *Current, subresource string) (*unstructured.Unstructured, error) {
 	strategy := k.updateStrategy(subresource)
 	if strategy == nil {
 		return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
@@ -127,7 +127,7 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *u
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	old, err := k.internalOf(current)
+	old, err := current.internal()
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

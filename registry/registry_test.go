@@ -135,7 +135,7 @@ func TestUpdateGenerationAndImmutableSelector(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return k.PrepareUpdate(ctx, obj, cur, "")
+		return k.PrepareUpdate(ctx, obj, k.Current(cur), "")
 	}
 	labelled, err := update(strings.Replace(deploymentBody, `"namespace":"default"}`, `"namespace":"default","labels":{"x":"y"}}`, 1))
 	if err != nil || labelled.GetGeneration() != 1 {

@@ -47,7 +47,8 @@ func startSAServer(t *testing.T) *saServer {
 	o := NewOptions()
 	o.DataDir, o.SecurePort = t.TempDir(), 0
 	buf := &syncBuffer{}
-	o.Logger = slog.New(slog.NewTextHandler(buf, nil))
+	// At Debug: the request lines name the service account (TestServiceAccounts).
+	o.Logger = slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r, admin := start(t, o)
 	return &saServer{o: o, r: r, admin: admin, client: kubernetes.NewForConfigOrDie(admin), log: buf}
 }
