@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -75,7 +74,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(applyWarnings, warnings.List()...))
-	writeResult(w, c, code, out.Object)
+	writeWritten(w, c, code, out)
 }
 
 // createByApply creates the object an apply names when it does not exist:
@@ -83,17 +82,17 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 // strategy. A create that loses a race with another is answered 409, as
 // kube-apiserver's store answers it.
 func (s *Server) createByApply(reqCtx context.Context, c *call, params writeParams, fm *fieldmanager.Manager,
-	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (*unstructured.Unstructured, error) {
+	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (written, error) {
 	if c.res.terminating {
-		return nil, createTerminating(c.res, c.info.Name)
+		return written{}, createTerminating(c.res, c.info.Name)
 	}
 	empty, err := fm.Empty()
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return written{}, apierrors.NewInternalError(err)
 	}
 	obj, err := apply(empty)
 	if err != nil {
-		return nil, err
+		return written{}, err
 	}
 	ctx := c.res.kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
 	return s.createObject(ctx, c, obj, params.dryRun)

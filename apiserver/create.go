@@ -40,7 +40,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeResult(w, c, http.StatusCreated, out.Object)
+	writeWritten(w, c, http.StatusCreated, out)
 }
 
 // createTerminating refuses the create of a custom resource whose CRD is
@@ -54,18 +54,18 @@ func createTerminating(res *resource, name string) error {
 // prepareCreate turns a decoded object into the one to store (the kind's
 // create strategy and validation) and checks that its namespace takes new
 // objects. ctx comes from the kind's Context for "create".
-func (s *Server) prepareCreate(ctx context.Context, c *call, obj runtime.Object) (*unstructured.Unstructured, error) {
+func (s *Server) prepareCreate(ctx context.Context, c *call, obj runtime.Object) (*registry.Prepared, error) {
 	kind := c.res.kind
-	u, err := kind.PrepareCreate(ctx, obj)
+	prepared, err := kind.PrepareCreate(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
 	if kind.Namespaced && !s.cfg.WithoutNamespaceLifecycle {
-		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), u.GetName()); err != nil {
+		if err := s.checkNamespaceWritable(ctx, c.info.Namespace, kind.GroupResource(), prepared.GetName()); err != nil {
 			return nil, err
 		}
 	}
-	return u, nil
+	return prepared, nil
 }
 
 // storeCreate stores a prepared object, or with dryRun returns it as it

@@ -229,7 +229,11 @@ func (s *Server) takeDisruption(ctx context.Context, pdbs *resource, pod *api.Po
 		if err := registry.CheckAndDecrement(pod.Name, pdb, false, time.Now()); err != nil {
 			return nil, err
 		}
-		return pdbs.kind.PrepareUpdate(pctx, pdb, pdbs.kind.Current(cur), "status")
+		prepared, err := pdbs.kind.PrepareUpdate(pctx, pdb, pdbs.kind.Current(cur), "status")
+		if err != nil {
+			return nil, err
+		}
+		return prepared.Unstructured, nil
 	})
 	return false, err
 }

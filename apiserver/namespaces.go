@@ -110,7 +110,7 @@ func (s *Server) ensureNamespace(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("apiserver: namespace %s: %w", name, err)
 	}
-	if _, err := s.namespaces.store.Create(ctx, u); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+	if _, err := s.namespaces.store.Create(ctx, u.Unstructured); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
 		return fmt.Errorf("apiserver: creating namespace %s: %w", name, err)
 	}
 	return nil

@@ -132,7 +132,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		writeError(w, err)
 		return
 	}
-	sc, err := kind.ScaleOf(out)
+	sc, err := kind.ScaleOf(out.Unstructured)
 	if err != nil {
 		writeError(w, err)
 		return

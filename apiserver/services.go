@@ -53,12 +53,15 @@ func (s *Server) deleteObject(ctx context.Context, res *resource, ns, name strin
 
 // createObject prepares and stores a new object; what the preparation
 // allocated is kept only if the object is stored.
-func (s *Server) createObject(ctx context.Context, c *call, obj runtime.Object, dryRun bool) (*unstructured.Unstructured, error) {
+func (s *Server) createObject(ctx context.Context, c *call, obj runtime.Object, dryRun bool) (written, error) {
 	ctx, alloc := registry.WithAllocation(ctx, dryRun)
-	u, err := s.prepareCreate(ctx, c, obj)
+	prepared, err := s.prepareCreate(ctx, c, obj)
+	var out *unstructured.Unstructured
 	if err == nil {
-		u, err = s.storeCreate(ctx, c, u, dryRun)
+		out, err = s.storeCreate(ctx, c, prepared.Unstructured, dryRun)
 	}
 	alloc.Finish(err == nil)
-	return u, err
+	// The store answers a copy of what it was given, with its
+	// resourceVersion.
+	return written{Unstructured: out, prepared: prepared}, err
 }

@@ -44,7 +44,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeResult(w, c, http.StatusOK, out.Object)
+	writeWritten(w, c, http.StatusOK, out)
 }
 
 // newObjectFunc computes the object an update or patch proposes, from the
@@ -56,12 +56,13 @@ type newObjectFunc func(cur *registry.Current) (runtime.Object, error)
 // validated by the kind's strategy (or its status strategy), and written
 // if it changes anything. An update that leaves a deleted object without
 // finalizers removes it.
-func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newObjectFunc) (*unstructured.Unstructured, error) {
+func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newObjectFunc) (written, error) {
 	kind, subresource := c.res.kind, c.info.Subresource
 	if subresource == "scale" {
 		// A Scale's write is an update of the object through its strategy.
 		subresource = ""
 	}
+	var last *registry.Prepared // of the last try, which the store answers unless unchanged
 	try := func(stored *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		cur := kind.Current(stored)
 		obj, err := propose(cur)
@@ -76,32 +77,37 @@ func (s *Server) update(ctx context.Context, c *call, dryRun bool, propose newOb
 			}
 			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
 		}
-		return kind.PrepareUpdate(ctx, obj, cur, subresource)
+		prepared, err := kind.PrepareUpdate(ctx, obj, cur, subresource)
+		if err != nil {
+			return nil, err
+		}
+		last = prepared
+		return prepared.Unstructured, nil
 	}
 	// What a preparation allocates is kept only if its result is stored.
 	ctx, alloc := registry.WithAllocation(ctx, dryRun)
 	if dryRun {
 		cur, err := c.res.store.Get(ctx, c.info.Namespace, c.info.Name, storage.GetOptions{})
 		if err != nil {
-			return nil, err
+			return written{}, err
 		}
 		out, err := try(cur.DeepCopy())
 		alloc.Finish(err == nil)
-		return out, err
+		return writtenOf(out, last), err
 	}
 	out, err := c.res.store.GuaranteedUpdate(ctx, c.info.Namespace, c.info.Name, nil, try)
 	alloc.Finish(err == nil)
 	if err != nil {
-		return nil, err
+		return written{}, err
 	}
 	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 && !s.heldBySpecFinalizers(c.res, out) {
 		pre := &storage.Preconditions{ResourceVersion: out.GetResourceVersion()}
 		if _, err := s.deleteObject(ctx, c.res, c.info.Namespace, c.info.Name, pre); err != nil &&
 			!errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
-			return nil, err
+			return written{}, err
 		}
 	}
-	return out, nil
+	return writtenOf(out, last), nil
 }
 
 // heldBySpecFinalizers: a namespace also stays while its spec.finalizers

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -58,4 +60,31 @@ func (c *Current) internal() (runtime.Object, error) {
 		return nil, err
 	}
 	return toInternal(typed, c.kind.GVK)
+}
+
+// Prepared is an object PrepareCreate or PrepareUpdate made ready to
+// store: unstructured, as storage keeps it, and, for a built-in kind, the
+// typed object in the kind's version it was converted from.
+type Prepared struct {
+	*unstructured.Unstructured
+	typed runtime.Object
+}
+
+// ProtobufOf is the protobuf message of p as stored with resourceVersion
+// rv, as ProtobufMessage(stored.Object) would return it. It encodes the
+// typed object p was made from rather than converting the unstructured
+// one back by reflection (a tenth of a create's CPU in a profile of
+// strata-bench); ok is false when there is none (a custom kind).
+func (p *Prepared) ProtobufOf(rv string) (data []byte, ok bool, err error) {
+	msg, isMsg := p.typed.(protoMessage)
+	m, hasMeta := p.typed.(interface{ SetResourceVersion(string) })
+	if !isMsg || !hasMeta {
+		return nil, false, nil
+	}
+	m.SetResourceVersion(rv)
+	data, err = msg.Marshal()
+	if err != nil {
+		return nil, true, fmt.Errorf("registry: encoding %s as protobuf: %w", p.typed.GetObjectKind().GroupVersionKind().Kind, err)
+	}
+	return data, true, nil
 }

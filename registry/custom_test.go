@@ -68,7 +68,7 @@ func gadgetKind(t testing.TB) *Kind {
 		t.Fatalf("preparing the CRD: %v", err)
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtimeFromUnstructured(stored, crd); err != nil {
+	if err := runtimeFromUnstructured(stored.Unstructured, crd); err != nil {
 		t.Fatal(err)
 	}
 	kinds, err := CustomKinds(crd, stored.Object, nil)

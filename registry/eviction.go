@@ -237,5 +237,9 @@ func (k *Kind) Evicting(ctx context.Context, u *unstructured.Unstructured) (*uns
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	return k.PrepareUpdate(ctx, external, k.Current(u), "status")
+	prepared, err := k.PrepareUpdate(ctx, external, k.Current(u), "status")
+	if err != nil {
+		return nil, err
+	}
+	return prepared.Unstructured, nil
 }

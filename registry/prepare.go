@@ -65,7 +65,7 @@ func (k *Kind) Context(ctx context.Context, namespace, verb, subresource string,
 // store: system metadata, a generated name for generateName, the kind's
 // create strategy and its validation, as kube-apiserver's generic store does.
 // ctx comes from Context.
-func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstructured.Unstructured, error) {
+func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*Prepared, error) {
 	obj, exts := unwrapCRD(obj)
 	internal, err := k.toInternal(obj)
 	if err != nil {
@@ -112,7 +112,7 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*unstruct
 // spec change) and update validation (immutable fields). For a
 // subresource ("status", "ephemeralcontainers", ...) the subresource's
 // strategy applies instead (for status: spec kept).
-func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *Current, subresource string) (*unstructured.Unstructured, error) {
+func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *Current, subresource string) (*Prepared, error) {
 	strategy := k.updateStrategy(subresource)
 	if strategy == nil {
 		return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
@@ -167,13 +167,20 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *C
 	return k.storedWith(internal, exts)
 }
 
-// storedWith is stored with a CRD's schema extensions put back.
-func (k *Kind) storedWith(internal runtime.Object, exts []schemaExtension) (*unstructured.Unstructured, error) {
-	u, err := k.stored(internal)
-	if err == nil {
+// storedWith is the object to store, with a CRD's schema extensions put
+// back. Only the unstructured object holds those; the typed CRD, like its
+// protobuf encoding, has no field for them.
+func (k *Kind) storedWith(internal runtime.Object, exts []schemaExtension) (*Prepared, error) {
+	if u, ok := internal.(*unstructured.Unstructured); ok && k.custom != nil {
 		restoreSchemaExtensions(u, exts)
+		return &Prepared{Unstructured: u}, nil
 	}
-	return u, err
+	u, typed, err := toUnstructuredTyped(internal, k.GVK)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	restoreSchemaExtensions(u, exts)
+	return &Prepared{Unstructured: u, typed: typed}, nil
 }
 
 // internalOf converts a stored object to the kind's internal type.

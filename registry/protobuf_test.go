@@ -53,7 +53,7 @@ func TestDecodeProtobuf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := withoutSystemFields(fromProtobuf), withoutSystemFields(fromJSON); !reflect.DeepEqual(got, want) {
+	if got, want := withoutSystemFields(fromProtobuf.Unstructured), withoutSystemFields(fromJSON); !reflect.DeepEqual(got, want) {
 		t.Errorf("from protobuf:\n%v\nfrom JSON:\n%v", got, want)
 	}
 }

@@ -32,7 +32,11 @@ func create(t *testing.T, k *Kind, body string) (*unstructured.Unstructured, err
 	if err != nil {
 		return nil, err
 	}
-	return k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+	prepared, err := k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+	if err != nil {
+		return nil, err
+	}
+	return prepared.Unstructured, nil
 }
 
 func TestCreateDefaultsDeployment(t *testing.T) {
@@ -135,7 +139,11 @@ func TestUpdateGenerationAndImmutableSelector(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return k.PrepareUpdate(ctx, obj, k.Current(cur), "")
+		prepared, err := k.PrepareUpdate(ctx, obj, k.Current(cur), "")
+		if err != nil {
+			return nil, err
+		}
+		return prepared.Unstructured, nil
 	}
 	labelled, err := update(strings.Replace(deploymentBody, `"namespace":"default"}`, `"namespace":"default","labels":{"x":"y"}}`, 1))
 	if err != nil || labelled.GetGeneration() != 1 {

@@ -75,18 +75,26 @@ func toInternal(obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object
 // and then to the unstructured form storage keeps, with kind and apiVersion
 // set.
 func toUnstructured(internal runtime.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	u, _, err := toUnstructuredTyped(internal, gvk)
+	return u, err
+}
+
+// toUnstructuredTyped is toUnstructured that also returns the external
+// typed object it went through (which may share memory with internal).
+func toUnstructuredTyped(internal runtime.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, runtime.Object, error) {
 	external, err := Scheme.New(gvk)
 	if err != nil {
-		return nil, fmt.Errorf("registry: new %s: %w", gvk, err)
+		return nil, nil, fmt.Errorf("registry: new %s: %w", gvk, err)
 	}
 	if err := Scheme.Convert(internal, external, nil); err != nil {
-		return nil, fmt.Errorf("registry: converting %s to %s: %w", gvk.Kind, gvk.Version, err)
+		return nil, nil, fmt.Errorf("registry: converting %s to %s: %w", gvk.Kind, gvk.Version, err)
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(external)
 	if err != nil {
-		return nil, fmt.Errorf("registry: %s to unstructured: %w", gvk.Kind, err)
+		return nil, nil, fmt.Errorf("registry: %s to unstructured: %w", gvk.Kind, err)
 	}
 	u := &unstructured.Unstructured{Object: content}
 	u.SetGroupVersionKind(gvk)
-	return u, nil
+	external.GetObjectKind().SetGroupVersionKind(gvk)
+	return u, external, nil
 }
