@@ -119,8 +119,28 @@ func (a *Auditor) Close() error {
 
 // Init is kube-apiserver's outermost filter: it gives the request its
 // audit context and ID (a client's Audit-ID header, or a new UUID),
-// answered in the Audit-Id header.
-func (a *Auditor) Init(next http.Handler) http.Handler { return genericfilters.WithAuditInit(next) }
+// answered in the Audit-Id header. Without a policy and a log no event is
+// ever written, so the context is settled at level None at once: the
+// annotations that authorization and admission add to every request's
+// event (a map and a lock each) are then dropped as they are added, as for
+// a request a policy audits at level None.
+func (a *Auditor) Init(next http.Handler) http.Handler {
+	if !a.enabled {
+		next = unaudited(next)
+	}
+	return genericfilters.WithAuditInit(next)
+}
+
+// unaudited settles each request's audit context at level None.
+func unaudited(next http.Handler) http.Handler {
+	none := audit.RequestAuditConfig{Level: auditinternal.LevelNone}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ac := audit.AuditContextFrom(r.Context()); ac != nil {
+			_ = ac.Init(none, nil) // fails only if already settled
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // Audit logs the requests the policy selects: it goes just inside
 // authentication (the policy matches users and groups) and outside

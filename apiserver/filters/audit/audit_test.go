@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/sets"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -276,5 +277,44 @@ func TestOptionErrors(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
 		}
+	}
+}
+
+// TestInitWithoutPolicy: with no policy, a request still gets its audit ID
+// (the client's, or a new one) in the Audit-Id header, and its audit
+// context drops annotations; with a policy the context takes them until
+// the policy is evaluated.
+func TestInitWithoutPolicy(t *testing.T) {
+	enabled, err := New(Options{PolicyFile: "testdata/policy.yaml", LogPath: filepath.Join(t.TempDir(), "audit.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { enabled.Close() })
+	for _, tt := range []struct {
+		name    string
+		a       *Auditor
+		id      string
+		enabled bool
+	}{
+		{"no policy, client's ID", &Auditor{}, "client-id", false},
+		{"no policy, new ID", &Auditor{}, "", false},
+		{"policy", enabled, "client-id", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got bool
+			h := tt.a.Init(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got = audit.AuditContextFrom(r.Context()).Enabled()
+			}))
+			req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces", nil)
+			if tt.id != "" {
+				req.Header.Set("Audit-ID", tt.id)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			id := rec.Header().Get("Audit-Id")
+			if got != tt.enabled || id == "" || (tt.id != "" && id != tt.id) {
+				t.Errorf("annotations taken %v, Audit-Id %q; want %v, %q", got, id, tt.enabled, tt.id)
+			}
+		})
 	}
 }
