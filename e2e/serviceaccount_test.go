@@ -15,7 +15,8 @@ import (
 func TestKubectlCreateToken(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
-	srv := startServer(t, dataDir)
+	// At debug level the server logs each request's line, with its user.
+	srv := startServer(t, dataDir, "--log-level", "debug")
 	for _, kind := range kubectls {
 		t.Run(kind.name, func(t *testing.T) {
 			k := kind.new(t, dataDir)
