@@ -7,7 +7,7 @@ package filters
 // strata-bench). Growing it once, early, while the stack is shallow, costs
 // one cheap copy instead. Two goroutines serve each request: net/http's,
 // where observe, the outermost filter, grows it; and the one the deadline
-// filter (upstream's WithTimeoutForNonLongRunningRequests) runs the rest of
+// filter (upstream's WithTimeout) runs the rest of
 // the chain on, which the timeout package grows as it starts. In a profile
 // of strata-bench -only get, a GET grew each of them in the middle of the
 // chain (under ServeMux's matching and the timeout error's formatting).
