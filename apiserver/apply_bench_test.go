@@ -12,17 +12,8 @@ import (
 // annotation changed per request, beside the same change by strategic
 // merge patch: the cost of server-side apply over a patch.
 func BenchmarkApplyDeployment(b *testing.B) {
-	ts := newTestServer(b)
-	handler := ts.api.Handler()
-	do := func(ctype, path string, body []byte) {
-		req := httptest.NewRequest(http.MethodPatch, path, bytes.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code >= 300 {
-			b.Fatalf("%d %s", rec.Code, rec.Body.Bytes())
-		}
-	}
+	serve := handlerOf(b, newTestServer(b), "")
+	do := func(ctype, path string, body []byte) { serve(http.MethodPatch, ctype, path, body) }
 	config := func(i int) []byte {
 		return []byte(deploymentConfig(`"replicas":1,`, "nginx", fmt.Sprintf(`,"annotations":{"n":"%d"}`, i)))
 	}
@@ -37,4 +28,22 @@ func BenchmarkApplyDeployment(b *testing.B) {
 			do("application/strategic-merge-patch+json", depPath+"/web", fmt.Appendf(nil, `{"metadata":{"annotations":{"n":"s%d"}}}`, i))
 		}
 	})
+}
+
+// handlerOf sends requests straight to ts's handler, asking for accept
+// (none: the default, JSON), and fails b on any answer but a success.
+func handlerOf(b *testing.B, ts *testServer, accept string) func(method, ctype, path string, body []byte) {
+	handler := ts.api.Handler()
+	return func(method, ctype, path string, body []byte) {
+		req := httptest.NewRequest(method, path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body.Bytes())
+		}
+	}
 }

@@ -1,10 +1,8 @@
 package apiserver
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 )
 
@@ -14,18 +12,7 @@ import (
 // request). The handler's CPU, without HTTP/2 and TLS, is what strata's own
 // code spends on each.
 func BenchmarkWrites(b *testing.B) {
-	ts := newTestServer(b)
-	handler := ts.api.Handler()
-	do := func(method, ctype, path string, body []byte) {
-		req := httptest.NewRequest(method, path, bytes.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		req.Header.Set("Accept", acceptClientGo)
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code >= 300 {
-			b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body.Bytes())
-		}
-	}
+	do := handlerOf(b, newTestServer(b), acceptClientGo)
 	const cms = "/api/v1/namespaces/default/configmaps"
 	cm := func(name, value string) []byte {
 		return fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"k":%q}}`, name, value)
