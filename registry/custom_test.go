@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,6 +86,38 @@ func runtimeFromUnstructured(u *unstructured.Unstructured, into any) error {
 		return err
 	}
 	return json.Unmarshal(data, into)
+}
+
+// TestPreparedProtobufOfCRD: a CRD whose schema has extensions (which
+// only the stored, unstructured object keeps) is answered in protobuf from
+// its typed object as it would be from the stored one: the protobuf CRD
+// has no field for them.
+func TestPreparedProtobufOfCRD(t *testing.T) {
+	body, err := yaml.YAMLToJSON([]byte(gadgetsCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crdKind := kindOf(t, "customresourcedefinitions")
+	obj, _, err := crdKind.Decode(body, FieldValidationStrict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepared, err := crdKind.PrepareCreate(crdKind.Context(context.Background(), "", "create", "", nil), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprint(prepared.Object), "x-kubernetes-patch-merge-key") {
+		t.Fatalf("the stored CRD lost its schema extensions: %v", prepared.Object)
+	}
+	prepared.SetResourceVersion("42")
+	want, err := crdKind.ProtobufMessage(prepared.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := prepared.ProtobufOf("42")
+	if err != nil || !ok || !bytes.Equal(got, want) {
+		t.Errorf("ProtobufOf: ok %v, err %v, equal %v", ok, err, bytes.Equal(got, want))
+	}
 }
 
 // TestCustomKindPatchSchema: the kept x-kubernetes-patch-merge-key and the
