@@ -171,16 +171,11 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *C
 // back. Only the unstructured object holds those; the typed CRD, like its
 // protobuf encoding, has no field for them.
 func (k *Kind) storedWith(internal runtime.Object, exts []schemaExtension) (*Prepared, error) {
-	if u, ok := internal.(*unstructured.Unstructured); ok && k.custom != nil {
-		restoreSchemaExtensions(u, exts)
-		return &Prepared{Unstructured: u}, nil
+	p, err := k.prepared(internal)
+	if err == nil {
+		restoreSchemaExtensions(p.Unstructured, exts)
 	}
-	u, typed, err := toUnstructuredTyped(internal, k.GVK)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	restoreSchemaExtensions(u, exts)
-	return &Prepared{Unstructured: u, typed: typed}, nil
+	return p, err
 }
 
 // internalOf converts a stored object to the kind's internal type.
@@ -217,12 +212,22 @@ func (k *Kind) toInternal(obj runtime.Object) (runtime.Object, error) {
 }
 
 func (k *Kind) stored(internal runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := internal.(*unstructured.Unstructured); ok && k.custom != nil {
-		return u, nil
+	p, err := k.prepared(internal)
+	if err != nil {
+		return nil, err
 	}
-	u, err := toUnstructured(internal, k.GVK)
+	return p.Unstructured, nil
+}
+
+// prepared is internal as storage keeps it, with the typed object it was
+// converted through (a custom kind's object is stored as it is).
+func (k *Kind) prepared(internal runtime.Object) (*Prepared, error) {
+	if u, ok := internal.(*unstructured.Unstructured); ok && k.custom != nil {
+		return &Prepared{Unstructured: u}, nil
+	}
+	u, typed, err := toUnstructuredTyped(internal, k.GVK)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	return u, nil
+	return &Prepared{Unstructured: u, typed: typed}, nil
 }

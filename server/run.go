@@ -84,15 +84,13 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	}
 	local := etcdSrv.Local(client)
 	cleanup := func() {
-		if local.Client != client {
-			local.Client.Close()
-		}
+		local.Close()
 		client.Close()
 		stopEtcd()
 		<-etcdSrv.Done()
 	}
 	clock.step("etcd")
-	r, err := startAPI(ctx, o, etcdClients{dialed: client, local: local}, log, clock, early, cleanup)
+	r, err := startAPI(ctx, o, local, log, clock, early, cleanup)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -138,19 +136,13 @@ type earlyWork struct {
 	credentialsBefore map[string]bool
 }
 
-// etcdClients are the two ways the server reaches etcd: the stores, the
-// allocators, the bootstrap and the compactor go through local (for the
-// embedded member, their reads and writes in-process); the space guard,
-// which asks each member endpoint for its status and defragments it,
-// dials.
-type etcdClients struct {
-	dialed *clientv3.Client
-	local  etcd.Local
-}
-
-func startAPI(ctx context.Context, o *Options, ec etcdClients, log *slog.Logger, clock *startClock,
+// startAPI serves the API on local: the stores, the allocators, the
+// bootstrap and the compactor use local.Client (for the embedded member,
+// their reads and writes in-process); the space guard, which asks each
+// member endpoint for its status and defragments it, dials.
+func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logger, clock *startClock,
 	early earlyWork, cleanup func()) (*Running, error) {
-	client := ec.local.Client
+	client := local.Client
 	compat, _ := o.patchCompat()
 	metrics := filters.Default()
 	serviceIPs, nodePorts, _ := o.serviceRanges()
@@ -184,8 +176,8 @@ func startAPI(ctx context.Context, o *Options, ec etcdClients, log *slog.Logger,
 	authenticator.APIAudiences = sa.issuer.APIAudiences()
 	az := newAuthorization()
 	adm := &lateAdmission{}
-	space := storage.NewSpaceGuard(ec.dialed, log)
-	api, err := apiserver.New(apiserver.Config{Client: client, NewWatcher: ec.local.NewWatcher, OpenAPI: early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
+	space := storage.NewSpaceGuard(local.Dialed(), log)
+	api, err := apiserver.New(apiserver.Config{Client: client, NewWatcher: local.NewWatcher, OpenAPI: early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
 		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
 		WebhookAuthWrapper: serviceDial(o.webhookDial),
 		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,

@@ -16,7 +16,8 @@ import (
 
 // Authenticator decides who sent a request.
 type Authenticator struct {
-	// Tokens maps bearer tokens to their users (see ParseTokenFile).
+	// Tokens maps bearer tokens to their users (see ParseTokenFile). It is
+	// read once, at the first request, and not changed after.
 	Tokens map[string]user.Info
 	// More, when set, checks the bearer tokens Tokens does not name
 	// (service-account JWTs): an error or a refusal makes the request

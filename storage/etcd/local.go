@@ -18,29 +18,43 @@ import (
 // in-process watch adapter joins the two sides with unbuffered pipes, and
 // a client cancelling a watch while the member delivered events to its
 // stream deadlocked (TestLocalWatchesEndWhileEventsFlow). For external
-// etcd, Local is the dialed client.
+// etcd, Client is the dialed client.
 type Local struct {
 	Client *clientv3.Client
-	// NewWatcher makes a watcher with streams of its own, as
-	// clientv3.NewWatcher does (a watch cache's progress requests then
-	// reach its own stream only); nil for external etcd, where the stores'
-	// default does.
-	NewWatcher func() clientv3.Watcher
+	dialed *clientv3.Client
 }
 
 // Local returns the client of the running embedded member described
-// above, or, for external etcd, dialed (a client of Client) itself. A
-// caller closes Local.Client when it is not dialed, and only when it
-// closes dialed too: closing it closes the watcher and lessor it shares.
+// above, or, for external etcd, dialed (a client of Client) itself.
 func (s *Server) Local(dialed *clientv3.Client) Local {
 	s.mu.Lock()
 	e := s.etcd
 	s.mu.Unlock()
 	if e == nil {
-		return Local{Client: dialed}
+		return Local{Client: dialed, dialed: dialed}
 	}
 	c := clientv3.NewCtxClient(context.Background(), clientv3.WithZapLogger(e.Server.Logger()))
 	c.KV = clientv3.NewKVFromKVClient(adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.Server)), c)
 	c.Watcher, c.Lease, c.Cluster, c.Maintenance, c.Auth = dialed.Watcher, dialed.Lease, dialed.Cluster, dialed.Maintenance, dialed.Auth
-	return Local{Client: c, NewWatcher: func() clientv3.Watcher { return clientv3.NewWatcher(dialed) }}
+	return Local{Client: c, dialed: dialed}
+}
+
+// Dialed is the client over the socket (or the network) that Local was
+// made from: what asks each member endpoint for its status.
+func (l Local) Dialed() *clientv3.Client { return l.dialed }
+
+// NewWatcher makes a watcher with streams of its own over the dialed
+// client, as clientv3.NewWatcher does (a watch cache's progress requests
+// then reach its own stream only); Client, with no connection of its own,
+// cannot make one.
+func (l Local) NewWatcher() clientv3.Watcher { return clientv3.NewWatcher(l.dialed) }
+
+// Close closes Client when it is a client of its own, not the dialed one.
+// Close it only with the dialed client: it shares that one's watcher and
+// lessor.
+func (l Local) Close() error {
+	if l.Client == l.dialed {
+		return nil
+	}
+	return l.Client.Close()
 }

@@ -24,9 +24,7 @@ func TestLocalWatchesEndWhileEventsFlow(t *testing.T) {
 	}
 	defer dialed.Close()
 	local := srv.Local(dialed)
-	if local.Client != dialed {
-		defer local.Client.Close()
-	}
+	defer local.Close()
 	const watches = 64
 	writing, stopWriting := context.WithCancel(context.Background())
 	var writer sync.WaitGroup

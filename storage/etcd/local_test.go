@@ -26,7 +26,7 @@ func TestLocalReachesTheEmbeddedMemberInProcess(t *testing.T) {
 	if local.Client == dialed {
 		t.Fatal("Local of an embedded member returned the dialed client")
 	}
-	defer local.Client.Close()
+	defer local.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 

@@ -3,9 +3,10 @@
 // filters: WithRequestDeadline sets the context's deadline (--request-timeout
 // or a shorter ?timeout=; 400 for a malformed one) and WithTimeout, as
 // WithTimeoutForNonLongRunningRequests sets it up, answers 504 when the
-// handler has not finished by then. It is a package of its own because those filters link
-// much of k8s.io/apiserver, which the filter chain's own package (tested
-// under the race detector) does without; filters.Config.Bound plugs it in.
+// handler has not finished by then. It is a package of its own because
+// those filters link much of k8s.io/apiserver, which the filter chain's
+// own package (tested under the race detector) does without;
+// filters.Config.Bound plugs it in.
 package timeout
 
 import (
