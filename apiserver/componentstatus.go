@@ -54,5 +54,5 @@ func (s *Server) serveComponentStatus(w http.ResponseWriter, r *http.Request, c 
 		writeError(w, err)
 		return
 	}
-	s.writeList(w, r, c, list)
+	s.writeList(w, r, c, list, nil)
 }

@@ -46,5 +46,5 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 		}
 		out.Items = append(out.Items, *obj)
 	}
-	s.writeList(w, r, c, out)
+	s.writeList(w, r, c, out, nil)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stratadev/strata/internal/jsonenc"
 	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
 )
 
 // itemCache keeps the JSON (or protobuf) of list items by object and resourceVersion, so
@@ -26,6 +27,9 @@ type itemCache struct {
 	// encode, when set, encodes an item instead of JSON: the protobuf
 	// messages of a built-in kind (newProtobufCache).
 	encode func(map[string]any) ([]byte, error)
+	// slot is where a list item's encoding is kept in the watch cache's
+	// storage.Memo of its version (memoJSON, memoProtobuf).
+	slot int
 
 	mu       sync.Mutex
 	current  map[itemKey]cachedItem
@@ -45,8 +49,14 @@ type cachedItem struct {
 	data []byte
 }
 
+// The storage.Memo slots of a list item's JSON and protobuf encodings.
+const (
+	memoJSON = iota
+	memoProtobuf
+)
+
 func newItemCache(maxBytes int, typeMeta bool) *itemCache {
-	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, current: map[itemKey]cachedItem{}}
+	return &itemCache{maxBytes: maxBytes, typeMeta: typeMeta, slot: memoJSON, current: map[itemKey]cachedItem{}}
 }
 
 // newProtobufCache keeps the protobuf messages of a built-in kind's
@@ -54,7 +64,7 @@ func newItemCache(maxBytes int, typeMeta bool) *itemCache {
 // object to its typed form is most of the cost, and is paid once per
 // revision.
 func newProtobufCache(maxBytes int, kind *registry.Kind) *itemCache {
-	return &itemCache{maxBytes: maxBytes, encode: kind.ProtobufMessage, current: map[itemKey]cachedItem{}}
+	return &itemCache{maxBytes: maxBytes, encode: kind.ProtobufMessage, slot: memoProtobuf, current: map[itemKey]cachedItem{}}
 }
 
 // encodeItem encodes one item as the cache keeps items.
@@ -85,15 +95,46 @@ func identity(obj map[string]any) (ns, name, rv string) {
 	return ns, name, rv
 }
 
-// encodeItems returns the JSON of each list item. The bytes may be
-// shared: never append to them.
-func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, error) {
+// encodeItems returns the encoding of each list item. An item with a
+// memo (memos, from storage.Store.ListMemos, may be empty) keeps its
+// encoding there, found without reading the item; the others are kept
+// here by object and resourceVersion. The bytes may be shared: never
+// append to them.
+func (c *itemCache) encodeItems(items []unstructured.Unstructured, memos []*storage.Memo) ([][]byte, error) {
 	out := make([][]byte, len(items))
+	var rest []int // items without a memo
+	for i := range items {
+		var m *storage.Memo
+		if i < len(memos) {
+			m = memos[i]
+		}
+		if m == nil {
+			rest = append(rest, i)
+			continue
+		}
+		if out[i] = m.Load(c.slot); out[i] == nil {
+			data, err := c.encodeItem(items[i].Object)
+			if err != nil {
+				return nil, err
+			}
+			m.Store(c.slot, data)
+			out[i] = data
+		}
+	}
+	if len(rest) > 0 {
+		return out, c.encodeKeyed(items, rest, out)
+	}
+	return out, nil
+}
+
+// encodeKeyed sets out[i] to the encoding of items[i] for each i of
+// which, kept by object and resourceVersion.
+func (c *itemCache) encodeKeyed(items []unstructured.Unstructured, which []int, out [][]byte) error {
 	keys := make([]itemKey, len(items))
 	rvs := make([]string, len(items))
 	var missing []int
 	c.mu.Lock()
-	for i := range items {
+	for _, i := range which {
 		ns, name, rv := identity(items[i].Object)
 		keys[i], rvs[i] = itemKey{namespace: ns, name: name}, rv
 		if data, ok := c.getLocked(keys[i], rv); ok {
@@ -106,7 +147,7 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, er
 	for _, i := range missing {
 		data, err := c.encodeItem(items[i].Object)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out[i] = data
 	}
@@ -117,7 +158,7 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured) ([][]byte, er
 			c.putLocked(keys[i], cachedItem{rv: rvs[i], data: out[i]})
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // encodeEvent returns the JSON of a watch event of obj, kept by event

@@ -1,16 +1,20 @@
 package apiserver
 
 import (
+	"bytes"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
 )
 
 // encodeOne is encodeItems of one object.
 func encodeOne(t *testing.T, c *itemCache, obj *unstructured.Unstructured) []byte {
 	t.Helper()
-	out, err := c.encodeItems([]unstructured.Unstructured{*obj})
+	out, err := c.encodeItems([]unstructured.Unstructured{*obj}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +72,7 @@ func TestItemCache(t *testing.T) {
 	deleted, _ := typed.encodeEvent(watch.Deleted, cacheObject("a", "3", "w"))
 	// A list of several objects: hits and misses in one call, in order.
 	items := []unstructured.Unstructured{*cacheObject("a", "2", "y"), *cacheObject("e", "1", "v"), *cacheObject("f", "", "u")}
-	got, err := c.encodeItems(items)
+	got, err := c.encodeItems(items, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,5 +90,55 @@ func TestItemCache(t *testing.T) {
 	}
 	if string(deleted) == wantEvent {
 		t.Error("a DELETED event took the MODIFIED event's bytes")
+	}
+}
+
+// TestItemCacheMemos: an item with a memo takes its encoding from the
+// memo's slot for the cache's form, filling it once, and is not kept by
+// key; an item without one is kept by key as before; JSON and protobuf
+// keep to their own slots.
+func TestItemCacheMemos(t *testing.T) {
+	var kind *registry.Kind
+	for _, k := range registry.Builtin() {
+		if k.Resource == "configmaps" {
+			kind = k
+		}
+	}
+	jsonCache, protoCache := newItemCache(1<<20, false), newProtobufCache(1<<20, kind)
+	memo := new(storage.Memo)
+	items := []unstructured.Unstructured{*cacheObject("a", "5", "x"), *cacheObject("b", "6", "y")}
+	const wantA = `{"data":{"k":"x"},"metadata":{"name":"a","namespace":"ns","resourceVersion":"5"}}`
+	got, err := jsonCache.encodeItems(items, []*storage.Memo{memo, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[0]) != wantA || string(memo.Load(memoJSON)) != wantA {
+		t.Fatalf("item with a memo: %s, memo holds %s; want %s in both", got[0], memo.Load(memoJSON), wantA)
+	}
+	if _, ok := jsonCache.current[itemKey{namespace: "ns", name: "a"}]; ok {
+		t.Error("an item with a memo was also kept by key")
+	}
+	if _, ok := jsonCache.current[itemKey{namespace: "ns", name: "b"}]; !ok {
+		t.Error("an item without a memo was not kept by key")
+	}
+	// The memo's bytes are the item's: a second list does not encode it.
+	memo.Store(memoJSON, []byte(`{"from":"memo"}`))
+	if got, _ := jsonCache.encodeItems(items[:1], []*storage.Memo{memo}); string(got[0]) != `{"from":"memo"}` {
+		t.Fatalf("second list encoded the item again: %s", got[0])
+	}
+
+	pb, err := protoCache.encodeItems(items[:1], []*storage.Memo{memo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kind.ProtobufMessage(items[0].Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pb[0], want) || !bytes.Equal(memo.Load(memoProtobuf), want) {
+		t.Fatalf("protobuf item %q, memo %q; want %q", pb[0], memo.Load(memoProtobuf), want)
+	}
+	if string(memo.Load(memoJSON)) != `{"from":"memo"}` {
+		t.Fatal("the protobuf encoding overwrote the JSON slot")
 	}
 }

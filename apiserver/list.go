@@ -12,10 +12,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, err)
 		return
 	}
-	list, err := c.res.store.List(r.Context(), c.info.Namespace, opts)
+	list, memos, err := c.res.store.ListMemos(r.Context(), c.info.Namespace, opts)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	s.writeList(w, r, c, list)
+	s.writeList(w, r, c, list, memos)
 }

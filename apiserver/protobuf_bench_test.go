@@ -11,11 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/stratadev/strata/registry"
+	"github.com/stratadev/strata/storage"
 )
 
 // BenchmarkListEncoding encodes a list of 1,000 ConfigMaps (512-byte
 // payloads, as strata-bench's) the ways the server can: JSON and protobuf
-// from their item caches (the steady state), protobuf with an empty cache
+// from their item caches, by object and resourceVersion (a list read from
+// etcd) and from the watch cache's memos (the steady state), protobuf with an empty cache
 // (every object converted to its typed form, as after a change of every
 // object), and apimachinery's protobuf serializer over a typed list built
 // from the objects (what encoding without the cache would cost).
@@ -39,8 +41,12 @@ func BenchmarkListEncoding(b *testing.B) {
 	discard := func([]byte) error { return nil }
 	buf := make([]byte, 0, listChunkBytes)
 	jsonCache, protoCache := newItemCache(itemCacheBytes, false), newProtobufCache(itemCacheBytes, kind)
-	writeJSONList := func(b *testing.B, c *itemCache) {
-		data, err := c.encodeItems(items)
+	memos := make([]*storage.Memo, len(items))
+	for i := range memos {
+		memos[i] = new(storage.Memo)
+	}
+	writeJSONList := func(b *testing.B, c *itemCache, memos []*storage.Memo) {
+		data, err := c.encodeItems(items, memos)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -49,8 +55,8 @@ func BenchmarkListEncoding(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	writeProtobufList := func(b *testing.B, c *itemCache) {
-		data, err := c.encodeItems(items)
+	writeProtobufList := func(b *testing.B, c *itemCache, memos []*storage.Memo) {
+		data, err := c.encodeItems(items, memos)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,17 +67,27 @@ func BenchmarkListEncoding(b *testing.B) {
 	}
 	b.Run("json-cached", func(b *testing.B) {
 		for range b.N {
-			writeJSONList(b, jsonCache)
+			writeJSONList(b, jsonCache, nil)
+		}
+	})
+	b.Run("json-memo", func(b *testing.B) {
+		for range b.N {
+			writeJSONList(b, jsonCache, memos)
 		}
 	})
 	b.Run("protobuf-cached", func(b *testing.B) {
 		for range b.N {
-			writeProtobufList(b, protoCache)
+			writeProtobufList(b, protoCache, nil)
+		}
+	})
+	b.Run("protobuf-memo", func(b *testing.B) {
+		for range b.N {
+			writeProtobufList(b, protoCache, memos)
 		}
 	})
 	b.Run("protobuf-uncached", func(b *testing.B) {
 		for range b.N {
-			writeProtobufList(b, newProtobufCache(itemCacheBytes, kind))
+			writeProtobufList(b, newProtobufCache(itemCacheBytes, kind), nil)
 		}
 	})
 	b.Run("apimachinery", func(b *testing.B) {

@@ -111,7 +111,9 @@ type listBody struct {
 	Items      [][]byte // each item's JSON (itemCache)
 }
 
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, list *unstructured.UnstructuredList) {
+// writeList answers with list; memos, when its items come from
+// storage.Store.ListMemos, keep the items' encodings (else nil).
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, list *unstructured.UnstructuredList, memos []*storage.Memo) {
 	lm := metav1.ListMeta{ResourceVersion: list.GetResourceVersion(), Continue: list.GetContinue(),
 		RemainingItemCount: list.GetRemainingItemCount()}
 	switch c.media.form {
@@ -141,7 +143,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, list
 		writeResult(w, c, http.StatusOK, out)
 	case outputObject:
 		if c.media.enc == encodingProtobuf {
-			items, err := c.res.protos.encodeItems(list.Items)
+			items, err := c.res.protos.encodeItems(list.Items, memos)
 			if err != nil {
 				writeError(w, apierrors.NewInternalError(err))
 				return
@@ -151,7 +153,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, c *call, list
 		}
 		gvk := c.res.kind.ListGVK()
 		body := listBody{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String(), Metadata: lm}
-		items, err := c.res.items.encodeItems(list.Items)
+		items, err := c.res.items.encodeItems(list.Items, memos)
 		if err != nil {
 			writeError(w, apierrors.NewInternalError(err))
 			return

@@ -32,9 +32,7 @@ type watchCache struct {
 	rev       int64
 	start     int64 // a watch may start after any revision >= start
 	compacted int64
-	objs      map[string]*unstructured.Unstructured
-	modRevs   map[string]int64  // modification revision of each object in objs
-	sizes     map[string]int64  // stored size (key and JSON) of each object in objs
+	objs      map[string]*entry
 	corrupt   map[string]*Error // keys whose newest bytes do not decode, and why
 	keys      *keySet           // keys of objs, in order
 	hist      *eventRing
@@ -47,9 +45,7 @@ func newWatchCache(s *Store) *watchCache {
 	return &watchCache{
 		s:        s,
 		progress: make(chan struct{}, 1),
-		objs:     map[string]*unstructured.Unstructured{},
-		modRevs:  map[string]int64{},
-		sizes:    map[string]int64{},
+		objs:     map[string]*entry{},
 		corrupt:  map[string]*Error{},
 		keys:     newKeySet(),
 		hist:     newEventRing(s.cfg.CacheHistory, s.cfg.CacheBytes),
@@ -182,7 +178,10 @@ func (c *watchCache) observeBytesLocked() {
 // applyLocked updates objs and keys for one event and returns the change.
 func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 	key, rev := string(d.ev.Kv.Key), d.ev.Kv.ModRevision
-	prev := c.objs[key]
+	var prev *unstructured.Unstructured
+	if e := c.objs[key]; e != nil {
+		prev = e.obj
+	}
 	delete(c.corrupt, key)
 	if d.corrupt != nil {
 		// Reads of the key fail from now on; the old state must not be
@@ -197,14 +196,12 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 			return nil
 		}
 		// The DELETED event holds a copy of the last state.
-		size := c.sizes[key]
+		size := c.objs[key].size
 		c.forgetLocked(key)
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev, size: size}
 	}
 	size := int64(len(key) + len(d.ev.Kv.Value))
-	c.objs[key] = d.obj
-	c.modRevs[key] = rev
-	c.sizes[key] = size
+	c.objs[key] = &entry{obj: d.obj, modRev: rev, size: size}
 	if prev == nil {
 		c.keys.insert(key)
 		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev, size: size}
@@ -218,8 +215,6 @@ func (c *watchCache) forgetLocked(key string) {
 		return
 	}
 	delete(c.objs, key)
-	delete(c.modRevs, key)
-	delete(c.sizes, key)
 	c.keys.delete(key)
 }
 
@@ -337,7 +332,10 @@ func (c *watchCache) isReady() bool {
 func (c *watchCache) get(key string) *unstructured.Unstructured {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.objs[key]
+	if e := c.objs[key]; e != nil {
+		return e.obj
+	}
+	return nil
 }
 
 // getWithRevision returns the cached object at key and its modification
@@ -345,19 +343,23 @@ func (c *watchCache) get(key string) *unstructured.Unstructured {
 func (c *watchCache) getWithRevision(key string) (*unstructured.Unstructured, int64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.objs[key], c.modRevs[key]
+	if e := c.objs[key]; e != nil {
+		return e.obj, e.modRev
+	}
+	return nil, 0
 }
 
-// reuse returns, for each key-value read from etcd, the cache's decoded
-// object when it is the same version (same key and modification revision
-// mean the same bytes), or nil. Lists read from etcd then decode only what
-// changed since the cache saw it. The objects are shared.
-func (c *watchCache) reuse(kvs []*mvccpb.KeyValue) []*unstructured.Unstructured {
-	out := make([]*unstructured.Unstructured, len(kvs))
+// reuse returns, for each key-value read from etcd, the cache's entry
+// when it is the same version (same key and modification revision mean
+// the same bytes), or nil. Lists read from etcd then decode only what
+// changed since the cache saw it, and share the memos of the rest. The
+// objects are shared.
+func (c *watchCache) reuse(kvs []*mvccpb.KeyValue) []*entry {
+	out := make([]*entry, len(kvs))
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for i, kv := range kvs {
-		if e, ok := c.objs[string(kv.Key)]; ok && c.modRevs[string(kv.Key)] == kv.ModRevision {
+		if e, ok := c.objs[string(kv.Key)]; ok && e.modRev == kv.ModRevision {
 			out[i] = e
 		}
 	}
@@ -392,8 +394,8 @@ func (c *watchCache) listLocked(prefix string, p listPlan) page {
 			return false
 		}
 		visited++
-		if obj := c.objs[key]; p.pred.matches(obj) {
-			pg.items = append(pg.items, unstructured.Unstructured{Object: obj.Object})
+		if e := c.objs[key]; p.pred.matches(e.obj) {
+			pg.add(e.obj, &e.memo)
 			last = key
 		}
 		return true

@@ -17,9 +17,7 @@ var relistPage int64 = 500 // a variable for the tests
 
 // cacheState is the state relist builds before it replaces the cache's.
 type cacheState struct {
-	objs    map[string]*unstructured.Unstructured
-	modRevs map[string]int64
-	sizes   map[string]int64
+	objs    map[string]*entry
 	corrupt map[string]*Error
 	keys    *keySet
 }
@@ -34,7 +32,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeWatchersLocked()
-	c.objs, c.modRevs, c.sizes, c.corrupt, c.keys = st.objs, st.modRevs, st.sizes, st.corrupt, st.keys
+	c.objs, c.corrupt, c.keys = st.objs, st.corrupt, st.keys
 	c.hist.reset()
 	c.observeBytesLocked()
 	c.rev = rev
@@ -48,8 +46,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 // the newest revision and the others at the same one (a compaction in
 // between fails it, and run lists again).
 func (c *watchCache) load(ctx context.Context) (cacheState, int64, error) {
-	st := cacheState{objs: map[string]*unstructured.Unstructured{}, modRevs: map[string]int64{},
-		sizes: map[string]int64{}, corrupt: map[string]*Error{}, keys: newKeySet()}
+	st := cacheState{objs: map[string]*entry{}, corrupt: map[string]*Error{}, keys: newKeySet()}
 	end := clientv3.GetPrefixRangeEnd(c.s.prefix)
 	from, rev := c.s.prefix, int64(0)
 	for {
@@ -85,8 +82,6 @@ func (c *watchCache) addLoaded(st *cacheState, kv *mvccpb.KeyValue, obj *unstruc
 		return
 	}
 	c.fields.share(obj.Object)
-	st.objs[key] = obj
-	st.modRevs[key] = kv.ModRevision
-	st.sizes[key] = int64(len(kv.Key) + len(kv.Value))
+	st.objs[key] = &entry{obj: obj, modRev: kv.ModRevision, size: int64(len(kv.Key) + len(kv.Value))}
 	st.keys.insert(key)
 }

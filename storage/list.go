@@ -16,7 +16,10 @@ const maxFilterBatch = 10000
 
 // page is one list result before it becomes an UnstructuredList.
 type page struct {
-	items     []unstructured.Unstructured
+	items []unstructured.Unstructured
+	// memos are the items' memos when the watch cache holds their
+	// versions, nil for the others; empty when no item has one.
+	memos     []*Memo
 	rev       int64
 	next      string // relative start key of the next page; "" when done
 	remaining *int64
@@ -24,32 +27,45 @@ type page struct {
 
 // List implements Interface.
 func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*unstructured.UnstructuredList, error) {
+	list, _, err := s.ListMemos(ctx, namespace, opts)
+	return list, err
+}
+
+// ListMemos is List that also returns, item by item, the Memo of each
+// item whose version the watch cache holds (nil for the others, and no
+// slice when none has one), for encodings that lists share.
+func (s *Store) ListMemos(ctx context.Context, namespace string, opts ListOptions) (*unstructured.UnstructuredList, []*Memo, error) {
+	pg, err := s.listPage(ctx, namespace, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.toList(pg), pg.memos, nil
+}
+
+// listPage reads a list's page where its resourceVersion says.
+func (s *Store) listPage(ctx context.Context, namespace string, opts ListOptions) (page, error) {
 	prefix, err := s.listPrefix(namespace)
 	if err != nil {
-		return nil, err
+		return page{}, err
 	}
 	p, err := s.planList(opts)
 	if err != nil {
-		return nil, err
+		return page{}, err
 	}
 	switch p.mode {
 	case readAny, readNotOlder:
 		if err := s.cache.waitRevision(ctx, p.rv, s.cfg.TooLargeRVWait); err != nil {
-			return nil, err
+			return page{}, err
 		}
-		pg, err := s.cache.list(prefix, p)
-		if err != nil {
-			return nil, err
-		}
-		return s.toList(pg), nil
+		return s.cache.list(prefix, p)
 	case readContinue:
 		return s.listEtcd(ctx, prefix, prefix+p.token.Start, p.rv, p)
 	case readExact:
 		return s.listEtcd(ctx, prefix, prefix, p.rv, p)
 	}
 	if p.limit == 0 {
-		if list, ok, err := s.listConsistentFromCache(ctx, prefix, p); ok {
-			return list, err
+		if pg, ok, err := s.listConsistentFromCache(ctx, prefix, p); ok {
+			return pg, err
 		}
 	}
 	return s.listEtcd(ctx, prefix, prefix, 0, p)
@@ -61,41 +77,38 @@ func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*
 // values, shared with concurrent requests), and once the cache has reached it the cache holds exactly what
 // a quorum range would return. ok is false when the cache cannot catch up
 // in time; the caller then reads etcd.
-func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (*unstructured.UnstructuredList, bool, error) {
+func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (page, bool, error) {
 	rev, err := s.revisions.current(ctx)
 	if err != nil {
-		return nil, false, nil
+		return page{}, false, nil
 	}
 	if err := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); err != nil {
-		return nil, false, nil
+		return page{}, false, nil
 	}
 	pg, err := s.cache.list(prefix, p)
-	if err != nil {
-		return nil, true, err
-	}
-	return s.toList(pg), true, nil
+	return pg, true, err
 }
 
 // listEtcd reads a page from etcd starting at key start, at revision rev
 // (0: newest), waiting briefly for a future revision and turning a compacted
 // one into 410 Expired.
-func (s *Store) listEtcd(ctx context.Context, prefix, start string, rev int64, p listPlan) (*unstructured.UnstructuredList, error) {
+func (s *Store) listEtcd(ctx context.Context, prefix, start string, rev int64, p listPlan) (page, error) {
 	pg, err := s.rangePage(ctx, prefix, start, rev, p)
 	if isFutureRev(err) {
 		if werr := s.cache.waitRevision(ctx, rev, s.cfg.TooLargeRVWait); werr != nil {
-			return nil, werr
+			return page{}, werr
 		}
 		pg, err = s.rangePage(ctx, prefix, start, rev, p)
 	}
 	switch {
 	case isCompacted(err):
-		return nil, s.expiredList(p, start[len(prefix):])
+		return page{}, s.expiredList(p, start[len(prefix):])
 	case err != nil && isStoreError(err):
-		return nil, err
+		return page{}, err
 	case err != nil:
-		return nil, internal(err, "storage: listing %s at revision %d", prefix, rev)
+		return page{}, internal(err, "storage: listing %s at revision %d", prefix, rev)
 	}
-	return s.toList(pg), nil
+	return pg, nil
 }
 
 // expiredList is 410 Expired for a compacted revision: for a continue token,
@@ -148,8 +161,11 @@ func (s *Store) rangePage(ctx context.Context, prefix, start string, rev int64, 
 func (s *Store) fillPage(pg *page, resp *clientv3.GetResponse, prefix string, p listPlan) (bool, error) {
 	cached := s.cache.reuse(resp.Kvs)
 	for i, kv := range resp.Kvs {
-		obj := cached[i]
-		if obj == nil {
+		var obj *unstructured.Unstructured
+		var memo *Memo
+		if e := cached[i]; e != nil {
+			obj, memo = e.obj, &e.memo
+		} else {
 			var err error
 			if obj, err = s.decodeKV(kv); err != nil {
 				// The first one met: this read stops there.
@@ -160,7 +176,7 @@ func (s *Store) fillPage(pg *page, resp *clientv3.GetResponse, prefix string, p 
 		if !p.pred.matches(obj) {
 			continue
 		}
-		pg.items = append(pg.items, *obj)
+		pg.add(obj, memo)
 		if p.limit <= 0 || int64(len(pg.items)) < p.limit {
 			continue
 		}
@@ -174,6 +190,18 @@ func (s *Store) fillPage(pg *page, resp *clientv3.GetResponse, prefix string, p 
 		return true, nil
 	}
 	return false, nil
+}
+
+// add appends an item and its memo (nil when the cache does not hold its
+// version), keeping memos empty until an item has one.
+func (pg *page) add(obj *unstructured.Unstructured, memo *Memo) {
+	if memo != nil && pg.memos == nil {
+		pg.memos = make([]*Memo, len(pg.items), cap(pg.items))
+	}
+	pg.items = append(pg.items, *obj)
+	if pg.memos != nil {
+		pg.memos = append(pg.memos, memo)
+	}
 }
 
 // toList wraps a page as the list the API returns.
