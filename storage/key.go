@@ -60,8 +60,28 @@ func (s *Store) checkNamespace(namespace string) error {
 	if namespace == "" {
 		return badRequest("%s is namespaced: a namespace is required", s.cfg.Resource)
 	}
-	if msgs := validation.IsDNS1123Label(namespace); len(msgs) > 0 {
-		return badRequest("%s namespace %q: %s", s.cfg.Resource, namespace, strings.Join(msgs, "; "))
+	if isDNS1123Label(namespace) {
+		return nil
 	}
-	return nil
+	msgs := validation.IsDNS1123Label(namespace)
+	return badRequest("%s namespace %q: %s", s.cfg.Resource, namespace, strings.Join(msgs, "; "))
+}
+
+// isDNS1123Label is validation.IsDNS1123Label's rule without its regular
+// expression, which every request naming a namespace would run (1% of a
+// consistent GET's CPU): at most 63 lower-case letters, digits and '-',
+// starting and ending with a letter or digit. Failures take the upstream
+// function, for its messages.
+func isDNS1123Label(s string) bool {
+	if len(s) == 0 || len(s) > validation.DNS1123LabelMaxLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (c != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
 }
