@@ -34,10 +34,13 @@ func newPredicate(l labels.Selector, f fields.Selector, fieldsOf func(*unstructu
 	if f == nil || f.Empty() {
 		return p, nil
 	}
+	metaOnly := true
 	for _, r := range f.Requirements() {
-		if fieldsOf == nil && r.Field != fieldName && r.Field != fieldNamespace {
+		meta := r.Field == fieldName || r.Field == fieldNamespace
+		if fieldsOf == nil && !meta {
 			return predicate{}, badRequest("%q is not a known field selector: only %q, %q", r.Field, fieldName, fieldNamespace)
 		}
+		metaOnly = metaOnly && meta
 		switch r.Operator {
 		case selection.Equals, selection.DoubleEquals, selection.NotEquals:
 		default:
@@ -45,6 +48,13 @@ func newPredicate(l labels.Selector, f fields.Selector, fieldsOf func(*unstructu
 		}
 	}
 	p.field = f
+	if metaOnly {
+		// Every kind's fields hold these two as the object has them
+		// (upstream's ObjectMetaFieldsSet); a kind's own fields can cost a
+		// conversion to its internal type per object, which a watch of
+		// one ConfigMap by name would pay on every ConfigMap's change.
+		p.fieldsOf = nil
+	}
 	return p, nil
 }
 
