@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/stratadev/strata/internal/jsondec"
 	"github.com/stratadev/strata/internal/jsonenc"
 )
 
@@ -49,10 +50,14 @@ func withoutResourceVersion(content map[string]any) map[string]any {
 
 // decode parses a stored object and sets metadata.resourceVersion to rev.
 // Integers decode as int64, as apimachinery's unstructured code expects.
+// jsondec decodes what it takes on, twice as fast; apimachinery's decoder
+// the rest, and says what is wrong with what it refuses.
 func decode(value []byte, rev int64) (*unstructured.Unstructured, error) {
-	var content map[string]any
-	if err := utiljson.Unmarshal(value, &content); err != nil {
-		return nil, fmt.Errorf("json: %w", err)
+	content, ok := jsondec.Object(value)
+	if !ok {
+		if err := utiljson.Unmarshal(value, &content); err != nil {
+			return nil, fmt.Errorf("json: %w", err)
+		}
 	}
 	if content == nil {
 		return nil, errors.New("json: not an object")

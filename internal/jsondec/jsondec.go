@@ -1,0 +1,284 @@
+// Package jsondec decodes a JSON object into the generic values of an
+// unstructured object (map[string]any, []any, string, int64, float64,
+// bool, nil) exactly as apimachinery's json.Unmarshal does, without
+// reflection and in one pass. Every stored object the watch cache follows
+// is decoded so; apimachinery's decoder checks the whole input, then walks
+// it again by reflection.
+//
+// It is jsonenc's counterpart, with one difference of contract: what it
+// does not take on (input that is not one JSON object, invalid JSON,
+// numbers out of float64's range, nesting deeper than maxDepth) it reports
+// by ok false, and the caller decodes with apimachinery, whose value or
+// error is then the answer. So a difference can only be in what both
+// accept; FuzzObject holds the two to the same value there.
+package jsondec
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// maxDepth bounds nesting; deeper input is left to apimachinery's decoder
+// (its own limit is 10,000).
+const maxDepth = 1000
+
+// Object decodes data, one JSON object with optional surrounding white
+// space. ok is false when data is anything else or needs apimachinery's
+// decoder (see the package comment).
+func Object(data []byte) (m map[string]any, ok bool) {
+	d := decoder{data: data}
+	d.skipSpace()
+	if !d.at('{') {
+		return nil, false
+	}
+	if m, ok = d.object(0); !ok {
+		return nil, false
+	}
+	d.skipSpace()
+	return m, d.pos == len(d.data)
+}
+
+type decoder struct {
+	data []byte
+	pos  int
+}
+
+func (d *decoder) at(c byte) bool { return d.pos < len(d.data) && d.data[d.pos] == c }
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value decodes the value at pos (white space already skipped).
+func (d *decoder) value(depth int) (any, bool) {
+	if d.pos >= len(d.data) {
+		return nil, false
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		m, ok := d.object(depth)
+		return m, ok
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		s, ok := d.str(nil)
+		return s, ok
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return d.number()
+	}
+	return nil, false
+}
+
+func (d *decoder) literal(word string) bool {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return false
+	}
+	d.pos += len(word)
+	return true
+}
+
+// object decodes the object at pos, its '{' not yet consumed. Like
+// encoding/json, a repeated key keeps its last value, and the map is
+// made without a size hint.
+func (d *decoder) object(depth int) (map[string]any, bool) {
+	if depth >= maxDepth {
+		return nil, false
+	}
+	d.pos++ // '{'
+	m := make(map[string]any)
+	d.skipSpace()
+	if d.at('}') {
+		d.pos++
+		return m, true
+	}
+	for {
+		if !d.at('"') {
+			return nil, false
+		}
+		key, ok := d.str(keys)
+		if !ok {
+			return nil, false
+		}
+		d.skipSpace()
+		if !d.at(':') {
+			return nil, false
+		}
+		d.pos++
+		d.skipSpace()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+		d.skipSpace()
+		switch {
+		case d.at(','):
+			d.pos++
+			d.skipSpace()
+		case d.at('}'):
+			d.pos++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// array decodes the array at pos, its '[' not yet consumed.
+func (d *decoder) array(depth int) ([]any, bool) {
+	if depth >= maxDepth {
+		return nil, false
+	}
+	d.pos++ // '['
+	a := []any{}
+	d.skipSpace()
+	if d.at(']') {
+		d.pos++
+		return a, true
+	}
+	for {
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.skipSpace()
+		switch {
+		case d.at(','):
+			d.pos++
+			d.skipSpace()
+		case d.at(']'):
+			d.pos++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str decodes the string at pos, its '"' not yet consumed. A string of
+// printable ASCII without escapes is its bytes (or, when intern has it,
+// intern's copy: map keys repeat in every object); any other is decoded
+// by encoding/json, whose unquoting (escapes, surrogate pairs, invalid
+// UTF-8 made U+FFFD) apimachinery's decoder shares.
+func (d *decoder) str(intern map[string]string) (string, bool) {
+	start := d.pos
+	i := start + 1
+	for ; i < len(d.data); i++ {
+		c := d.data[i]
+		if c == '"' {
+			raw := d.data[start+1 : i]
+			d.pos = i + 1
+			if s, ok := intern[string(raw)]; ok {
+				return s, true
+			}
+			return string(raw), true
+		}
+		if c < 0x20 || c == '\\' || c >= 0x80 {
+			return d.strSlow(start)
+		}
+	}
+	return "", false
+}
+
+// strSlow finds the end of the string at start, escapes skipped, and
+// decodes it with encoding/json.
+func (d *decoder) strSlow(start int) (string, bool) {
+	for i := start + 1; i < len(d.data); i++ {
+		switch d.data[i] {
+		case '\\':
+			i++
+		case '"':
+			var s string
+			if json.Unmarshal(d.data[start:i+1], &s) != nil {
+				return "", false
+			}
+			d.pos = i + 1
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// number decodes the number at pos: int64 when it has no '.' and fits,
+// as apimachinery's decoder does (an exponent makes it a float64 only
+// when ParseInt refuses it, which it always does), else float64.
+func (d *decoder) number() (any, bool) {
+	start := d.pos
+	if d.at('-') {
+		d.pos++
+	}
+	switch {
+	case d.at('0'):
+		d.pos++
+	case d.digits() == 0:
+		return nil, false
+	}
+	fraction := false
+	if d.at('.') {
+		d.pos++
+		if d.digits() == 0 {
+			return nil, false
+		}
+		fraction = true
+	}
+	if d.at('e') || d.at('E') {
+		d.pos++
+		if d.at('+') || d.at('-') {
+			d.pos++
+		}
+		if d.digits() == 0 {
+			return nil, false
+		}
+	}
+	// The conversions do not escape: no copy of the literal is made.
+	if !fraction {
+		if i, err := strconv.ParseInt(string(d.data[start:d.pos]), 10, 64); err == nil {
+			return i, true
+		}
+	}
+	f, err := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
+	return f, err == nil
+}
+
+// digits consumes decimal digits and returns how many.
+func (d *decoder) digits() int {
+	n := 0
+	for d.pos < len(d.data) && '0' <= d.data[d.pos] && d.data[d.pos] <= '9' {
+		d.pos++
+		n++
+	}
+	return n
+}
+
+// keys are the map keys of Kubernetes objects common enough to share one
+// copy of among all decoded objects.
+var keys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"apiVersion", "kind", "metadata", "spec", "status", "data", "binaryData", "stringData", "type",
+		"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+		"deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
+		"finalizers", "managedFields", "manager", "operation", "time", "fieldsType", "fieldsV1",
+		"subresource", "controller", "blockOwnerDeletion", "f:metadata", "f:labels", "f:annotations",
+		"f:spec", "f:status", "f:data", "f:ownerReferences", "f:finalizers", ".", "conditions",
+		"lastTransitionTime", "message", "reason", "observedGeneration", "selector", "template",
+		"containers", "image", "ports", "replicas",
+	} {
+		m[k] = k
+	}
+	return m
+}()

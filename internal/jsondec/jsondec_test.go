@@ -1,0 +1,126 @@
+package jsondec
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// upstream is what apimachinery's decoder makes of data as a stored
+// object is decoded: the map, or an error (a JSON null is no object).
+func upstream(data []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := utiljson.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("not an object")
+	}
+	return m, nil
+}
+
+// check holds Object to upstream on data: whatever Object accepts,
+// upstream accepts with the same value, types included.
+func check(t *testing.T, data []byte) (ok bool) {
+	t.Helper()
+	got, ok := Object(data)
+	if !ok {
+		return false
+	}
+	want, err := upstream(data)
+	if err != nil {
+		t.Fatalf("%q: Object accepted what apimachinery refuses (%v): %#v", data, err, got)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n Object   %#v\n upstream %#v", data, got, want)
+	}
+	return true
+}
+
+// TestObjectMatchesUpstream: values of every kind, escapes, numbers at the
+// edges of int64 and float64, repeated keys and white space decode as
+// apimachinery decodes them; what Object leaves to apimachinery is only
+// what apimachinery refuses or what this package does not take on.
+func TestObjectMatchesUpstream(t *testing.T) {
+	accepted := []string{
+		`{}`, ` {"a":1} `, "\t{\n\"a\" : [ ] , \"b\":{ }\r}\n",
+		`{"s":"plain","e":"","u":"é 世界","esc":"q\" b\\ s\/ \b\f\n\r\t \u00e9 \u2028 \ud83d\ude00","lone":"\ud800 x \udc00"}`,
+		`{"bad":"` + "\xff\xfe" + `","k` + "\xc3\xa9" + `":1}`,
+		`{"i":0,"n":-0,"big":9223372036854775807,"min":-9223372036854775808,"over":9223372036854775808,"under":-9223372036854775809}`,
+		`{"f":1.5,"z":0.0,"nz":-0.0,"e":1e2,"E":1E+2,"m":-2.5e-3,"tiny":5e-324,"max":1.7976931348623157e308,"int-exp":10e0}`,
+		`{"t":true,"f":false,"n":null,"a":[1,"x",null,[],{},[[]],{"b":[true]}]}`,
+		`{"dup":1,"dup":"second","o":{"x":1,"x":{"y":2}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","labels":{"app":"x"},"managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"v"}}`,
+	}
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata: %v %v", files, err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted = append(accepted, string(data))
+	}
+	for _, s := range accepted {
+		if !check(t, []byte(s)) {
+			t.Errorf("%q: left to apimachinery, want decoded here", s)
+		}
+	}
+	left := []string{
+		``, `null`, `[]`, `"s"`, `1`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1}x`, `{"a":1}{}`, `{'a':1}`,
+		`{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":+1}`, `{"a":1e400}`, `{"a":-1e400}`,
+		`{"a":tru}`, `{"a":nul}`, `{"a":"x` + "\n" + `"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"unterminated}`,
+		"\xef\xbb\xbf{}", `{"a":[1 2]}`, `{"a" 1}`, `{1:2}`,
+		strings.Repeat(`{"a":`, maxDepth+1) + `1` + strings.Repeat(`}`, maxDepth+1),
+	}
+	for _, s := range left {
+		if check(t, []byte(s)) {
+			t.Errorf("%q: decoded here, want it left to apimachinery", s)
+		}
+	}
+	if got, _ := Object([]byte(`{"a":9223372036854775808}`)); got["a"] != float64(math.MaxInt64)+1 {
+		t.Errorf("an integer past int64: %#v, want float64", got["a"])
+	}
+}
+
+// TestObjectSharesKeys: common keys are one string across objects.
+func TestObjectSharesKeys(t *testing.T) {
+	a, _ := Object([]byte(`{"metadata":{}}`))
+	b, _ := Object([]byte(`{"metadata":{}}`))
+	var ka, kb string
+	for k := range a {
+		ka = k
+	}
+	for k := range b {
+		kb = k
+	}
+	if ka != "metadata" || unsafe.StringData(ka) != unsafe.StringData(kb) {
+		t.Fatalf("keys %q and %q are separate copies", ka, kb)
+	}
+}
+
+// FuzzObject: on any input, what Object decodes, apimachinery decodes to
+// the same value. Seeds: testdata/*.json and TestObjectMatchesUpstream's.
+func FuzzObject(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{`{"a":[1,2.5,"x",null,true,{"b":-0}]}`, `{"s":"\ud83d\ude00\u00e9` + "\xff" + `"}`, `{"n":1e2,"m":9223372036854775808}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { check(t, data) })
+}
