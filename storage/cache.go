@@ -321,6 +321,13 @@ func (c *watchCache) waitRevision(ctx context.Context, rev int64, timeout time.D
 	}
 }
 
+// revision is the revision the cache has reached.
+func (c *watchCache) revision() int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.rev
+}
+
 // isReady reports whether the cache holds its initial list and follows etcd.
 func (c *watchCache) isReady() bool {
 	c.mu.RLock()

@@ -109,9 +109,11 @@ type Store struct {
 	cache    *watchCache
 	// revisions reads etcd's revision for consistent reads from the cache.
 	revisions *revisionReader
-	log       *slog.Logger
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
+	// written are the revisions of the store's latest updates.
+	written recentWrites
+	log     *slog.Logger
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 var _ Interface = (*Store)(nil)

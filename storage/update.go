@@ -22,8 +22,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 	}
 	// The watch cache's copy is the first guess, as in kube-apiserver: the
 	// compare-and-swap below checks it is current, so an up-to-date cache
-	// saves a read of etcd per update.
-	cur, modRev := s.cache.getWithRevision(key)
+	// saves a read of etcd per update. A copy older than the store's own
+	// last update of the key is no guess (recentWrites).
+	cur, modRev := s.cachedForUpdate(key)
 	fresh := false
 	// stored is the apiVersion etcd holds cur in, known once fresh.
 	var stored string
@@ -72,6 +73,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 			return nil, s.writeError(err, key)
 		}
 		if resp.Succeeded {
+			s.written.note(key, resp.Header.Revision, s.cache.revision())
 			next.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 			return next, nil
 		}
