@@ -11,6 +11,9 @@
 // by ok false, and the caller decodes with apimachinery, whose value or
 // error is then the answer. So a difference can only be in what both
 // accept; FuzzObject holds the two to the same value there.
+//
+// It is not built on internal/jsontape: a tape is a validating pass of its
+// own, which a decoder building the maps as it reads does not need.
 package jsondec
 
 import (
