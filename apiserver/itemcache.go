@@ -122,7 +122,9 @@ func (c *itemCache) encodeItems(items []unstructured.Unstructured, memos []*stor
 		}
 	}
 	if len(rest) > 0 {
-		return out, c.encodeKeyed(items, rest, out)
+		if err := c.encodeKeyed(items, rest, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -401,7 +401,7 @@ func (c *watchCache) listLocked(prefix string, p listPlan) page {
 			return false
 		}
 		visited++
-		if e := c.objs[key]; p.pred.matches(e.obj) {
+		if e := c.objs[key]; e != nil && p.pred.matches(e.obj) {
 			pg.add(e.obj, &e.memo)
 			last = key
 		}
