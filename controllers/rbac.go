@@ -54,14 +54,7 @@ func startRoleAggregation(ctx context.Context, t *term) error {
 // for up to 30 seconds; ensurePolicy says what differs), and returns once
 // it is in place.
 func (c *RBAC) Bootstrap(ctx context.Context) error {
-	policy := &rbacrest.PolicyData{
-		ClusterRoles:               append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...),
-		ClusterRoleBindings:        append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...),
-		Roles:                      bootstrappolicy.NamespaceRoles(),
-		RoleBindings:               bootstrappolicy.NamespaceRoleBindings(),
-		ClusterRolesToAggregate:    bootstrappolicy.ClusterRolesToAggregate(),
-		ClusterRoleBindingsToSplit: bootstrappolicy.ClusterRoleBindingsToSplit(),
-	}
+	policy := bootstrapPolicy()
 	client, err := kubernetes.NewForConfig(c.loopback)
 	if err != nil {
 		return fmt.Errorf("%s: %w", RBACBootstrapCheck, err)
@@ -71,6 +64,41 @@ func (c *RBAC) Bootstrap(ctx context.Context) error {
 	}
 	c.done.Store(true)
 	return nil
+}
+
+func bootstrapPolicy() *rbacrest.PolicyData {
+	return &rbacrest.PolicyData{
+		ClusterRoles:               append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...),
+		ClusterRoleBindings:        append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...),
+		Roles:                      bootstrappolicy.NamespaceRoles(),
+		RoleBindings:               bootstrappolicy.NamespaceRoleBindings(),
+		ClusterRolesToAggregate:    bootstrappolicy.ClusterRolesToAggregate(),
+		ClusterRoleBindingsToSplit: bootstrappolicy.ClusterRoleBindingsToSplit(),
+	}
+}
+
+// PolicyKeys are the informer keys ("name", or "namespace/name") of the
+// bootstrap policy's objects: its cluster roles, cluster role bindings,
+// roles and role bindings.
+func PolicyKeys() (clusterRoles, clusterRoleBindings, roles, roleBindings []string) {
+	p := bootstrapPolicy()
+	for _, r := range p.ClusterRoles {
+		clusterRoles = append(clusterRoles, r.Name)
+	}
+	for _, b := range p.ClusterRoleBindings {
+		clusterRoleBindings = append(clusterRoleBindings, b.Name)
+	}
+	for ns, rs := range p.Roles {
+		for _, r := range rs {
+			roles = append(roles, ns+"/"+r.Name)
+		}
+	}
+	for ns, bs := range p.RoleBindings {
+		for _, b := range bs {
+			roleBindings = append(roleBindings, ns+"/"+b.Name)
+		}
+	}
+	return clusterRoles, clusterRoleBindings, roles, roleBindings
 }
 
 // errNotBootstrapped fails the /readyz check until Bootstrap succeeds.

@@ -8,11 +8,14 @@ import (
 	"net/http"
 	"slices"
 	"sync/atomic"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/authz"
@@ -124,7 +127,7 @@ func (a *authorization) prepare(ctx context.Context, o *Options, sh *shared) err
 // wait returns once the bootstrap policy is in place and the informers
 // serving reads have listed (servingSynced), among them the authorizer's,
 // so that a served request is decided on the policy.
-func (a *authorization) wait(ctx context.Context, servingSynced func(context.Context) error, clock *startClock) error {
+func (a *authorization) wait(ctx context.Context, servingSynced, policySeen func(context.Context) error, clock *startClock) error {
 	select {
 	case err := <-a.bootstrap:
 		if err != nil {
@@ -138,7 +141,49 @@ func (a *authorization) wait(ctx context.Context, servingSynced func(context.Con
 		return fmt.Errorf("authorization: %w", err)
 	}
 	clock.step("informers synced")
+	if err := policySeen(ctx); err != nil {
+		return fmt.Errorf("authorization: %w", err)
+	}
+	clock.step("policy seen")
 	return nil
+}
+
+// policySeen returns what waits until the RBAC authorizer's informers
+// hold every object of the bootstrap policy. They may have listed before
+// the bootstrap wrote it, and then learn it from their watches a moment
+// later: a request served in that moment was refused with "clusterrole
+// ... not found" (a CI run saw it). Without RBAC it waits for nothing.
+func policySeen(o *Options, inf informers.SharedInformerFactory) func(context.Context) error {
+	if !slices.Contains(o.AuthorizationModes, authz.ModeRBAC) {
+		return func(context.Context) error { return nil }
+	}
+	v1 := inf.Rbac().V1()
+	clusterRoles, clusterRoleBindings, roles, roleBindings := controllers.PolicyKeys()
+	want := []struct {
+		store cache.Store
+		keys  []string
+	}{
+		{v1.ClusterRoles().Informer().GetStore(), clusterRoles},
+		{v1.ClusterRoleBindings().Informer().GetStore(), clusterRoleBindings},
+		{v1.Roles().Informer().GetStore(), roles},
+		{v1.RoleBindings().Informer().GetStore(), roleBindings},
+	}
+	return func(ctx context.Context) error {
+		err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+			for _, w := range want {
+				for _, key := range w.keys {
+					if _, ok, _ := w.store.GetByKey(key); !ok {
+						return false, nil
+					}
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return fmt.Errorf("the authorizer's informers have not seen the bootstrap policy: %w", err)
+		}
+		return nil
+	}
 }
 
 // anonymous is the authenticator's rule for requests without credentials:

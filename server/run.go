@@ -249,6 +249,8 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 	if err != nil {
 		return fail(err)
 	}
+	// Before startServing, which starts every informer asked for so far.
+	seen := policySeen(o, sh.informers)
 	servingSynced := sh.startServing()
 	clock.step("admission")
 	// Before serving, so that a ready server has repaired its allocations
@@ -261,7 +263,7 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 	clock.step("kubernetes service")
 	adm.c.Store(chain)
 	api.SetServiceResolver(webhooks)
-	if err := az.wait(readyCtx, servingSynced, clock); err != nil {
+	if err := az.wait(readyCtx, servingSynced, seen, clock); err != nil {
 		return fail(err)
 	}
 	if err := api.WaitOpenAPI(readyCtx); err != nil {
