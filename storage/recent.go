@@ -23,15 +23,18 @@ type recentWrites struct {
 // with go, and if none has, all.
 const maxRecentWrites = 4096
 
-func (w *recentWrites) note(key string, rev, cacheRev int64) {
+// note records rev as key's latest update. cacheRev, the revision the
+// cache has reached, is asked for only when the map is full.
+func (w *recentWrites) note(key string, rev int64, cacheRev func() int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.revs == nil {
 		w.revs = map[string]int64{}
 	}
 	if len(w.revs) >= maxRecentWrites {
+		seen := cacheRev()
 		for k, r := range w.revs {
-			if r <= cacheRev {
+			if r <= seen {
 				delete(w.revs, k)
 			}
 		}

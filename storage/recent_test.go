@@ -41,7 +41,7 @@ func TestUpdateAfterAnUnseenWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := s.objectKey("r", "b")
-	s.written.note(key, rv+1000, 0) // a write the cache will not see
+	s.written.note(key, rv+1000, func() int64 { return 0 }) // a write the cache will not see
 	var seen []int64
 	out, err := s.GuaranteedUpdate(context.Background(), "r", "b", nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		seen = append(seen, rvOf(t, cur))

@@ -73,7 +73,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, namespace, name string, pr
 			return nil, s.writeError(err, key)
 		}
 		if resp.Succeeded {
-			s.written.note(key, resp.Header.Revision, s.cache.revision())
+			s.written.note(key, resp.Header.Revision, s.cache.revision)
 			next.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 			return next, nil
 		}

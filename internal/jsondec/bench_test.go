@@ -1,9 +1,6 @@
 package jsondec
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -12,14 +9,9 @@ import (
 // BenchmarkDecode decodes each testdata object with Object and with
 // apimachinery's json.Unmarshal (what the watch cache used before).
 func BenchmarkDecode(b *testing.B) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		base := strings.TrimSuffix(filepath.Base(name), ".json")
-		b.Run(base+"/jsondec", func(b *testing.B) {
+	for _, obj := range testdataObjects(b) {
+		data := obj.data
+		b.Run(obj.name+"/jsondec", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for range b.N {
@@ -28,7 +20,7 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
-		b.Run(base+"/apimachinery", func(b *testing.B) {
+		b.Run(obj.name+"/apimachinery", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for range b.N {

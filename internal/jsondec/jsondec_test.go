@@ -59,16 +59,8 @@ func TestObjectMatchesUpstream(t *testing.T) {
 		`{"dup":1,"dup":"second","o":{"x":1,"x":{"y":2}}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","labels":{"app":"x"},"managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"v"}}`,
 	}
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("testdata: %v %v", files, err)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		accepted = append(accepted, string(data))
+	for _, obj := range testdataObjects(t) {
+		accepted = append(accepted, string(obj.data))
 	}
 	for _, s := range accepted {
 		if !check(t, []byte(s)) {
@@ -111,16 +103,35 @@ func TestObjectSharesKeys(t *testing.T) {
 // FuzzObject: on any input, what Object decodes, apimachinery decodes to
 // the same value. Seeds: testdata/*.json and TestObjectMatchesUpstream's.
 func FuzzObject(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+	for _, obj := range testdataObjects(f) {
+		f.Add(obj.data)
 	}
 	for _, s := range []string{`{"a":[1,2.5,"x",null,true,{"b":-0}]}`, `{"s":"\ud83d\ude00\u00e9` + "\xff" + `"}`, `{"n":1e2,"m":9223372036854775808}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { check(t, data) })
+}
+
+// testdataObject is one object of testdata/*.json.
+type testdataObject struct {
+	name string // the file's name without .json
+	data []byte
+}
+
+// testdataObjects reads testdata/*.json, and fails when there is none.
+func testdataObjects(tb testing.TB) []testdataObject {
+	tb.Helper()
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("testdata: %v %v", files, err)
+	}
+	out := make([]testdataObject, 0, len(files))
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, testdataObject{strings.TrimSuffix(filepath.Base(name), ".json"), data})
+	}
+	return out
 }
