@@ -46,10 +46,10 @@ func TestRunTiny(t *testing.T) {
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
 	// create-admission, create-vap, create ÷ floor, create-floor-fm ÷
 	// create-floor, create ÷ create-floor-fm, get-floor,
-	// get ÷ floor, the list, patch, update and apply floors and list,
+	// get ÷ floor, get-floor-read, get ÷ get-floor-read, the list, patch, update and apply floors and list,
 	// patch, update and apply ÷ their floors at each concurrency, then
 	// watch p99 and p50.
-	if n := 29*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	if n := 31*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -65,6 +65,7 @@ func TestRunTiny(t *testing.T) {
 	for _, s := range []string{"| strata | list-rv0 | 4 |", "| etcd | read+cas | 1 |", "watch p99 (ms)", "create ÷ put (req/s)", "| floor | create-floor | 4 |", "create-floor ÷ put (req/s)",
 		"| floor | create-floor-fm | 4 |", "create-floor-fm ÷ create-floor (req/s)", "create ÷ create-floor-fm (req/s)",
 		"| floor | get-floor | 4 |", "get-floor ÷ get (req/s)", "get ÷ get-floor (req/s)",
+		"| floor | get-floor-read | 4 |", "get-floor-read ÷ get (req/s)", "get ÷ get-floor-read (req/s)",
 		"| floor | apply-floor | 4 |", "apply-floor ÷ read+cas (req/s)", "apply ÷ apply-floor (req/s)",
 		"| floor | list-floor | 4 |", "list-floor ÷ range (req/s)", "list ÷ list-floor (req/s)",
 		"| floor | patch-floor | 4 |", "patch-floor ÷ read+cas (req/s)", "patch ÷ patch-floor (req/s)",
@@ -117,7 +118,7 @@ func TestRunDecodedListsProfiled(t *testing.T) {
 func wantRows(cfg Config, kube bool) []string {
 	var want []string
 	for _, pair := range [][]string{
-		{"strata/get", "etcd/get", "floor/get-floor"}, {"strata/get-rv0", "etcd/get-serializable"},
+		{"strata/get", "etcd/get", "floor/get-floor", "floor/get-floor-read"}, {"strata/get-rv0", "etcd/get-serializable"},
 		{"strata/list", "etcd/range", "floor/list-floor"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},

@@ -44,7 +44,7 @@ type floor struct {
 }
 
 // floorHandler puts value to raw on a POST and answers value on a GET of
-// an object, the namespace's stored ConfigMaps on a list (listfloor.go);
+// an object (after a revision read in readFloorNamespace), the namespace's stored ConfigMaps on a list (listfloor.go);
 // it serves the watch cell's watches and writes (watchfloor.go); an
 // apply is an apply of a Deployment (applyfloor.go), a PUT or another
 // PATCH a write of a ConfigMap (writefloor.go), each with its field
@@ -55,8 +55,12 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	configMaps := sync.OnceValues(newConfigMapWriter)
 	list := sync.OnceValues(func() ([]byte, error) { return listBody(context.Background(), raw) })
 	watches := newWatchFloor(raw, value)
+	reads := newReadFloor(raw, value)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/namespaces/"+readFloorNamespace+"/"):
+			reads.ServeHTTP(w, r)
+			return
 		case isWatch(r):
 			watches.serveWatch(w, r)
 			return

@@ -91,7 +91,7 @@ func (r *runner) pairsFor(t *target) []pair {
 	}
 	lists := []pair{
 		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)},
-			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, ""))}},
+			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, "")), r.floorOp(opGetReadFloor, r.getIn(r.floorT, readFloorNamespace))}},
 		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
 		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)},
 			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, ""))}},

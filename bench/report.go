@@ -117,6 +117,10 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFMFloor},
 	{side: sideFloor, strata: opGetFloor, etcd: opGet},
 	{otherSide: sideFloor, strata: opGet, etcd: opGetFloor},
+	// The consistent-read floor: the get floor with the shared revision
+	// read a linearizable GET needs (readfloor.go), and strata's GET ÷ it.
+	{side: sideFloor, strata: opGetReadFloor, etcd: opGet},
+	{otherSide: sideFloor, strata: opGet, etcd: opGetReadFloor},
 	// issue 13: the highest apply ÷ read+cas a server reusing upstream's
 	// field manager can reach, and strata's share of it.
 	{side: sideFloor, strata: opListFloor, etcd: opRange},
@@ -131,7 +135,7 @@ var ratioSpecs = []ratioSpec{
 
 // floorOps pair each floor operation with the server operation whose CPU
 // per request it bounds from below.
-var floorOps = [][2]string{{opCreateFloor, opCreate}, {opCreateFMFloor, opCreate}, {opGetFloor, opGet}, {opGetFloor, opGetRV0}, {opListFloor, opList},
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opCreateFMFloor, opCreate}, {opGetFloor, opGet}, {opGetFloor, opGetRV0}, {opGetReadFloor, opGet}, {opListFloor, opList},
 	{opPatchFloor, opPatch}, {opUpdateFloor, opUpdate}, {opApplyFloor, opApply}}
 
 // kubeSpecs are the strata ÷ kube-apiserver ratios of each operation, with
@@ -364,7 +368,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
-			"the etcd put, with create-floor-fm upstream's field manager too, for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
+			"the etcd put, with create-floor-fm upstream's field manager too, for get-floor-read a revision read shared as strata shares it (what a consistent GET must wait for), for update, patch and apply the etcd read+CAS and upstream's field manager, nothing else) " +
 			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
 			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")
 	}

@@ -34,7 +34,7 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts GetOptions
 // the watch cache, as listConsistentFromCache serves lists: once the cache
 // has reached a revision of etcd read after the request arrived, it holds
 // what a quorum get would return. The revision read is shared with
-// concurrent requests (revisionReader). ok is false when the cache is not
+// concurrent requests (sharedread). ok is false when the cache is not
 // ready or cannot catch up in time; the caller then reads etcd. A store
 // that converts between versions (Config.Convert) always reads etcd, so
 // that every consistent GET converts as kube-apiserver's does: a
@@ -43,7 +43,7 @@ func (s *Store) getConsistentFromCache(ctx context.Context, key, name string, sh
 	if s.cfg.Convert != nil || !s.cache.isReady() {
 		return nil, false, nil
 	}
-	rev, err := s.revisions.current(ctx)
+	rev, err := s.revisions.Current(ctx)
 	if err != nil {
 		return nil, false, nil
 	}

@@ -78,7 +78,7 @@ func (s *Store) listPage(ctx context.Context, namespace string, opts ListOptions
 // a quorum range would return. ok is false when the cache cannot catch up
 // in time; the caller then reads etcd.
 func (s *Store) listConsistentFromCache(ctx context.Context, prefix string, p listPlan) (page, bool, error) {
-	rev, err := s.revisions.current(ctx)
+	rev, err := s.revisions.Current(ctx)
 	if err != nil {
 		return page{}, false, nil
 	}

@@ -12,6 +12,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/stratadev/strata/internal/sharedread"
 )
 
 // Defaults for Config.
@@ -108,7 +110,7 @@ type Store struct {
 	versions apiVersions
 	cache    *watchCache
 	// revisions reads etcd's revision for consistent reads from the cache.
-	revisions *revisionReader
+	revisions *sharedread.Reader
 	// written are the revisions of the store's latest updates.
 	written recentWrites
 	log     *slog.Logger
@@ -138,7 +140,7 @@ func New(cfg Config) (*Store, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.cache = newWatchCache(s)
-	s.revisions = &revisionReader{read: s.currentRevision, timeout: revisionReadTimeout}
+	s.revisions = sharedread.New(s.currentRevision, revisionReadTimeout)
 	s.wg.Add(2)
 	go func() { defer s.wg.Done(); s.cache.run(ctx) }()
 	go func() { defer s.wg.Done(); s.cache.followCompaction(ctx) }()

@@ -36,7 +36,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 		need = p.rv
 	}
 	if p.start == startInitial && p.mode == readLatest {
-		if need, err = s.revisions.current(ctx); err != nil {
+		if need, err = s.revisions.Current(ctx); err != nil {
 			return nil, err
 		}
 	}

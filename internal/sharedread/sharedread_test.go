@@ -1,4 +1,4 @@
-package storage
+package sharedread
 
 import (
 	"context"
@@ -9,23 +9,23 @@ import (
 	"time"
 )
 
-// TestRevisionReaderSharesOnlyLaterReads: callers that arrive while a read
+// TestReaderSharesOnlyLaterReads: callers that arrive while a read
 // is in flight do not take its answer (it may predate them) but share the
 // next read, which starts once the first ends; an idle reader starts a read
 // at once.
-func TestRevisionReaderSharesOnlyLaterReads(t *testing.T) {
+func TestReaderSharesOnlyLaterReads(t *testing.T) {
 	var reads atomic.Int64
 	release := make(chan struct{})
 	started := make(chan int64, 4)
-	r := &revisionReader{timeout: time.Minute, read: func(ctx context.Context) (int64, error) {
+	r := New(func(ctx context.Context) (int64, error) {
 		n := reads.Add(1)
 		started <- n
 		<-release
 		return 100 * n, nil
-	}}
+	}, time.Minute)
 	ctx := context.Background()
 	first := make(chan int64)
-	go func() { rev, _ := r.current(ctx); first <- rev }()
+	go func() { rev, _ := r.Current(ctx); first <- rev }()
 	if n := <-started; n != 1 {
 		t.Fatalf("first read started as read %d", n)
 	}
@@ -33,7 +33,7 @@ func TestRevisionReaderSharesOnlyLaterReads(t *testing.T) {
 	later := make([]int64, 5)
 	for i := range later {
 		wg.Add(1)
-		go func() { defer wg.Done(); later[i], _ = r.current(ctx) }()
+		go func() { defer wg.Done(); later[i], _ = r.Current(ctx) }()
 	}
 	waitFor(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.next != nil && r.next.callers == 5 })
 	release <- struct{}{}
@@ -54,25 +54,25 @@ func TestRevisionReaderSharesOnlyLaterReads(t *testing.T) {
 		t.Fatalf("%d reads for 6 callers, want 2", n)
 	}
 	close(release)
-	if rev, err := r.current(ctx); rev != 300 || err != nil {
+	if rev, err := r.Current(ctx); rev != 300 || err != nil {
 		t.Fatalf("idle reader: got %d, %v; want 300 from a new read", rev, err)
 	}
 }
 
-// TestRevisionReaderErrorsAndCancel: a failed read's error reaches its
+// TestReaderErrorsAndCancel: a failed read's error reaches its
 // callers, and a caller whose context ends stops waiting.
-func TestRevisionReaderErrorsAndCancel(t *testing.T) {
+func TestReaderErrorsAndCancel(t *testing.T) {
 	boom := errors.New("etcd unavailable")
-	r := &revisionReader{timeout: time.Minute, read: func(context.Context) (int64, error) { return 0, boom }}
-	if _, err := r.current(context.Background()); !errors.Is(err, boom) {
+	r := New(func(context.Context) (int64, error) { return 0, boom }, time.Minute)
+	if _, err := r.Current(context.Background()); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want %v", err, boom)
 	}
 	block := make(chan struct{})
 	defer close(block)
-	r = &revisionReader{timeout: time.Minute, read: func(context.Context) (int64, error) { <-block; return 1, nil }}
+	r = New(func(context.Context) (int64, error) { <-block; return 1, nil }, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := r.current(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := r.Current(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want %v", err, context.DeadlineExceeded)
 	}
 }

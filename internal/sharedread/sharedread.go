@@ -1,4 +1,8 @@
-package storage
+// Package sharedread shares one read of a changing value (etcd's current
+// revision) among concurrent callers, each answered by a read that began
+// after it arrived: what a linearizable read served from a cache needs,
+// at one read in flight however many callers wait.
+package sharedread
 
 import (
 	"context"
@@ -6,8 +10,8 @@ import (
 	"time"
 )
 
-// revisionReader reads etcd's current revision for consistent reads served
-// from the watch cache, sharing one quorum read among concurrent callers.
+// Reader shares one read among concurrent callers (storage's consistent
+// reads served from the watch cache read etcd's revision through one).
 //
 // A caller may only use a read that started after it arrived: a read that
 // was already in flight may predate a write the caller has seen
@@ -16,7 +20,7 @@ import (
 // otherwise it joins the next one, which starts when the one in flight ends
 // and serves every caller that arrived meanwhile. etcd then sees at most one
 // revision read at a time per store, however many requests wait on it.
-type revisionReader struct {
+type Reader struct {
 	read    func(ctx context.Context) (int64, error)
 	timeout time.Duration // of one read, which no single caller's context bounds
 
@@ -25,16 +29,22 @@ type revisionReader struct {
 	next     *revisionRead // waiting for inFlight to end; nil when none
 }
 
+// New returns a Reader whose reads call read, each bounded by timeout
+// (no single caller's context bounds a read others share).
+func New(read func(ctx context.Context) (int64, error), timeout time.Duration) *Reader {
+	return &Reader{read: read, timeout: timeout}
+}
+
 // revisionRead is one shared read: done closes when rev and err are set.
 type revisionRead struct {
 	done    chan struct{}
 	rev     int64
 	err     error
-	callers int // that joined it, under revisionReader.mu
+	callers int // that joined it, under Reader.mu
 }
 
-// current returns a revision read after the call began.
-func (r *revisionReader) current(ctx context.Context) (int64, error) {
+// Current returns a value read after the call began.
+func (r *Reader) Current(ctx context.Context) (int64, error) {
 	r.mu.Lock()
 	var rd *revisionRead
 	switch {
@@ -59,7 +69,7 @@ func (r *revisionReader) current(ctx context.Context) (int64, error) {
 }
 
 // run performs rd, then starts the read that waited for it, if any.
-func (r *revisionReader) run(rd *revisionRead) {
+func (r *Reader) run(rd *revisionRead) {
 	for rd != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 		rd.rev, rd.err = r.read(ctx)
