@@ -36,7 +36,9 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*un
 	if !resp.Succeeded {
 		return nil, alreadyExists(s.cfg.Resource, obj.GetName())
 	}
-	out := obj.DeepCopy()
+	// A copy of the top level and metadata only: a deep copy was a sixth of
+	// Create's CPU and its largest allocation in a profile of creates.
+	out := &unstructured.Unstructured{Object: withoutResourceVersion(obj.Object)}
 	out.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 	return out, nil
 }

@@ -18,7 +18,9 @@ import (
 type Interface interface {
 	// Create stores a new object under its metadata.namespace and
 	// metadata.name. metadata.resourceVersion is ignored and returned set to
-	// the revision of the write. ErrAlreadyExists if the key exists.
+	// the revision of the write. ErrAlreadyExists if the key exists. obj is
+	// not changed; the object returned shares its content below the top
+	// level and metadata with it.
 	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
 
 	// Get returns one object. ResourceVersion "" is a quorum read; "0" may
