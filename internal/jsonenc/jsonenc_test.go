@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -18,6 +19,7 @@ func TestMarshalMatchesEncodingJSON(t *testing.T) {
 		map[string]any{"b": int64(1), "a": []any{"x", 2.5, nil, map[string]any{"z": true, "y": "<>"}}, "": "empty key", "é": "k"},
 		[]map[string]any{{"k": "v"}, {}},
 		json.Number("12.50"),
+		keyed(smallMapKeys), keyed(smallMapKeys + 1), keyed(3 * smallMapKeys),
 		struct {
 			A int `json:"a"`
 		}{3},
@@ -34,6 +36,19 @@ func TestMarshalMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("Marshal(%v): no error", f)
 		}
 	}
+}
+
+// keyed is a map of n keys inserted out of order, nesting one of n-1 keys:
+// maps at, just past and well past what appendMap sorts on the stack.
+func keyed(n int) map[string]any {
+	m := map[string]any{}
+	for i := n - 1; i >= 0; i-- {
+		m[string(rune('z'-i%26))+strconv.Itoa(i)] = int64(i)
+	}
+	if n > 1 {
+		m["nested"] = keyed(n - 1)
+	}
+	return m
 }
 
 // FuzzMarshal decodes arbitrary JSON as apimachinery's unstructured code
