@@ -25,8 +25,9 @@ import (
 //
 //   - strata with its embedded etcd, one strata-server process as
 //     `strata server` runs it (strataserver.go; etcd's memory included);
-//   - strata again on that data, its etcd member in a child process of its
-//     own, so that strata's memory is measured without etcd's;
+//   - strata with its etcd member in a child process of its own, so that
+//     strata's memory is measured without etcd's: on an empty data
+//     directory (what strata holds before any object), then on that data;
 //   - kube-apiserver with its etcd member in a child process.
 
 // FootprintRow is one server's start-up and memory. A zero value was not
@@ -122,10 +123,14 @@ func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (Footprin
 	return row, nil
 }
 
-// footprintStrataApart restarts strata on the loaded data directory with
-// its etcd member in a process of its own.
+// footprintStrataApart starts strata with its etcd member in a process of
+// its own on an empty data directory (its RSS there is what strata holds
+// before any object), then restarts it so on the loaded data directory.
 func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (FootprintRow, error) {
 	row := FootprintRow{Server: fpStrataApart}
+	if err := r.strataApartEmpty(ctx, bin, dir+"-empty", &row); err != nil {
+		return row, err
+	}
 	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-etcd.log"))
 	if err != nil {
 		return row, err
@@ -138,6 +143,22 @@ func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (Foo
 		err = errors.Join(r.footprintRound(ctx, &row, 1, p, ep.proc, rc), p.stop())
 	}
 	return row, errors.Join(err, ep.proc.stop())
+}
+
+// strataApartEmpty records the settled RSS of strata and of its etcd
+// member apart, both on empty data directories under dir.
+func (r *runner) strataApartEmpty(ctx context.Context, bin, dir string, row *FootprintRow) error {
+	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-empty-etcd.log"))
+	if err != nil {
+		return err
+	}
+	spec := childSpec{Mode: childStrata, DataDir: dir, EtcdServers: ep.endpoints,
+		TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	p, _, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-empty.log"))
+	if err == nil {
+		err = errors.Join(readRSS(ctx, p, ep.proc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB), p.stop())
+	}
+	return errors.Join(err, ep.proc.stop())
 }
 
 // footprintKube starts kube-apiserver and its etcd member on an empty
@@ -307,6 +328,12 @@ func (r *Report) footprintRatios() []Ratio {
 	}
 	if sa != nil {
 		qs = append(qs, ratio("RSS after restart, etcd excluded", "MB", sa.RSSRestartMB, k.RSSRestartMB, rssTarget))
+	}
+	if sa != nil && sa.RSSEmptyMB > 0 {
+		// What strata holds before any object: the share of the ratio
+		// above that no saving per object can remove.
+		qs = append(qs, Ratio{Name: "RSS floor of strata, etcd excluded (strata with no objects ÷ kube-apiserver after restart)",
+			Metric: "MB", Strata: sa.RSSEmptyMB, Etcd: k.RSSRestartMB, Value: sa.RSSEmptyMB / k.RSSRestartMB})
 	}
 	// The floor: no server on etcd is ready before its etcd member is.
 	floor := func(name string, etcd, kube float64) Ratio {
