@@ -44,52 +44,54 @@ func TestPolicySeen(t *testing.T) {
 
 	ctx := t.Context()
 	rbac := client.RbacV1()
+	meta := func(key string) metav1.ObjectMeta {
+		ns, name, namespaced := strings.Cut(key, "/")
+		if !namespaced {
+			return metav1.ObjectMeta{Name: key}
+		}
+		return metav1.ObjectMeta{Namespace: ns, Name: name}
+	}
+	createRoleBinding := func(key string) error {
+		m := meta(key)
+		_, err := rbac.RoleBindings(m.Namespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: m}, metav1.CreateOptions{})
+		return err
+	}
 	clusterRoles, clusterRoleBindings, roles, roleBindings := controllers.PolicyKeys()
-	for _, name := range clusterRoles {
-		mustCreate(t, func() error {
-			_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-			return err
-		})
-	}
-	for _, name := range clusterRoleBindings {
-		mustCreate(t, func() error {
-			_, err := rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-			return err
-		})
-	}
-	for _, key := range roles {
-		ns, name, _ := strings.Cut(key, "/")
-		mustCreate(t, func() error {
-			_, err := rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, metav1.CreateOptions{})
-			return err
-		})
-	}
 	last := roleBindings[len(roleBindings)-1]
-	for _, key := range roleBindings[:len(roleBindings)-1] {
-		ns, name, _ := strings.Cut(key, "/")
-		mustCreate(t, func() error {
-			_, err := rbac.RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, metav1.CreateOptions{})
+	for _, kind := range []struct {
+		keys   []string
+		create func(key string) error
+	}{
+		{clusterRoles, func(key string) error {
+			_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta(key)}, metav1.CreateOptions{})
 			return err
-		})
+		}},
+		{clusterRoleBindings, func(key string) error {
+			_, err := rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta(key)}, metav1.CreateOptions{})
+			return err
+		}},
+		{roles, func(key string) error {
+			m := meta(key)
+			_, err := rbac.Roles(m.Namespace).Create(ctx, &rbacv1.Role{ObjectMeta: m}, metav1.CreateOptions{})
+			return err
+		}},
+		{roleBindings[:len(roleBindings)-1], createRoleBinding},
+	} {
+		for _, key := range kind.keys {
+			if err := kind.create(key); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if err := waitBriefly(); err == nil {
 		t.Fatalf("ready without role binding %s", last)
 	}
-	ns, name, _ := strings.Cut(last, "/")
-	mustCreate(t, func() error {
-		_, err := rbac.RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, metav1.CreateOptions{})
-		return err
-	})
+	if err := createRoleBinding(last); err != nil {
+		t.Fatal(err)
+	}
 	done, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := seen(done); err != nil {
 		t.Fatalf("the whole policy is in the informers: %v", err)
-	}
-}
-
-func mustCreate(t *testing.T, create func() error) {
-	t.Helper()
-	if err := create(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -126,16 +126,8 @@ func (d *decoder) object(depth int) (map[string]any, bool) {
 			return nil, false
 		}
 		m[key] = v
-		d.skipSpace()
-		switch {
-		case d.at(','):
-			d.pos++
-			d.skipSpace()
-		case d.at('}'):
-			d.pos++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.next('}'); !more {
+			return m, ok
 		}
 	}
 }
@@ -158,18 +150,27 @@ func (d *decoder) array(depth int) ([]any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.skipSpace()
-		switch {
-		case d.at(','):
-			d.pos++
-			d.skipSpace()
-		case d.at(']'):
-			d.pos++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.next(']'); !more {
+			return a, ok
 		}
 	}
+}
+
+// next consumes what follows a member of an object or array: a ',' and
+// the white space after it (more), or the closing byte (ok, not more).
+// Anything else is invalid (neither).
+func (d *decoder) next(closing byte) (more, ok bool) {
+	d.skipSpace()
+	switch {
+	case d.at(','):
+		d.pos++
+		d.skipSpace()
+		return true, true
+	case d.at(closing):
+		d.pos++
+		return false, true
+	}
+	return false, false
 }
 
 // str decodes the string at pos, its '"' not yet consumed. A string of
@@ -216,9 +217,9 @@ func (d *decoder) strSlow(start int) (string, bool) {
 	return "", false
 }
 
-// number decodes the number at pos: int64 when it has no '.' and fits,
-// as apimachinery's decoder does (an exponent makes it a float64 only
-// when ParseInt refuses it, which it always does), else float64.
+// number decodes the number at pos: int64 when it has no '.' and
+// ParseInt takes it (which it does not with an exponent), as
+// apimachinery's decoder does, else float64.
 func (d *decoder) number() (any, bool) {
 	start := d.pos
 	if d.at('-') {
