@@ -46,10 +46,11 @@ func TestRunTiny(t *testing.T) {
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
 	// create-admission, create-vap, create ÷ floor, create-floor-fm ÷
 	// create-floor, create ÷ create-floor-fm, get-floor,
-	// get ÷ floor, get-floor-read, get ÷ get-floor-read, the list, patch, update and apply floors and list,
-	// patch, update and apply ÷ their floors at each concurrency, then
-	// watch p99 and p50.
-	if n := 31*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get ÷ floor, get-floor-read, get ÷ get-floor-read, the list, patch,
+	// update and apply floors and list, list-protobuf, list-json, patch,
+	// update and apply ÷ their floors at each concurrency, then watch p99
+	// and p50.
+	if n := 33*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -70,7 +71,9 @@ func TestRunTiny(t *testing.T) {
 		"| floor | list-floor | 4 |", "list-floor ÷ range (req/s)", "list ÷ list-floor (req/s)",
 		"| floor | patch-floor | 4 |", "patch-floor ÷ read+cas (req/s)", "patch ÷ patch-floor (req/s)",
 		"| floor | update-floor | 4 |", "update-floor ÷ read+cas (req/s)", "update ÷ update-floor (req/s)",
-		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)", "| strata | update | 4 |", "server CPU µs/req",
+		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)",
+		"| floor | list-protobuf-floor | 4 |", "| floor | list-json-floor | 4 |",
+		"list-protobuf ÷ list-protobuf-floor (req/s)", "list-json ÷ list-json-floor (req/s)", "| strata | update | 4 |", "server CPU µs/req",
 		"create-admission ÷ create-admission-off (req/s)", "create-vap ÷ create-vap-off (req/s)"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
@@ -120,7 +123,7 @@ func wantRows(cfg Config, kube bool) []string {
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get", "floor/get-floor", "floor/get-floor-read"}, {"strata/get-rv0", "etcd/get-serializable"},
 		{"strata/list", "etcd/range", "floor/list-floor"}, {"strata/list-rv0", "etcd/range-serializable"},
-		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json"},
+		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json", "floor/list-protobuf-floor", "floor/list-json-floor"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor", "floor/create-floor-fm"},
 		{"strata/patch", "etcd/read+cas", "strata/update", "strata/apply", "strata/apply-2", "floor/patch-floor", "floor/update-floor", "floor/apply-floor"},

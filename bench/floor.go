@@ -53,7 +53,7 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	var n atomic.Int64
 	deployments := sync.OnceValues(deploymentFieldManager)
 	configMaps := sync.OnceValues(newConfigMapWriter)
-	list := sync.OnceValues(func() ([]byte, error) { return listBody(context.Background(), raw) })
+	list := sync.OnceValues(func() (listBodies, error) { return readListBodies(context.Background(), raw) })
 	watches := newWatchFloor(raw, value)
 	reads := newReadFloor(raw, value)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +68,7 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 			watches.serveWrite(w, r)
 			return
 		case r.Method == http.MethodGet && path.Base(r.URL.Path) == "configmaps":
-			serveList(w, list)
+			serveList(w, r, list)
 			return
 		case r.Method == http.MethodPatch && r.Header.Get("Content-Type") == string(types.ApplyYAMLPatchType):
 			fm, err := deployments()

@@ -335,6 +335,16 @@ func (r *Report) footprintRatios() []Ratio {
 		qs = append(qs, Ratio{Name: "RSS floor of strata, etcd excluded (strata with no objects ÷ kube-apiserver after restart)",
 			Metric: "MB", Strata: sa.RSSEmptyMB, Etcd: k.RSSRestartMB, Value: sa.RSSEmptyMB / k.RSSRestartMB})
 	}
+	if s.RSSEmptyMB > 0 && k.EtcdRSSEmptyMB > 0 {
+		// With etcd included: strata with no objects, plus what an etcd
+		// member (the same code and settings as strata's embedded one)
+		// grows by to hold the objects after a restart — its mapped
+		// database and its index, which no server on etcd sheds.
+		etcd := k.EtcdRSSRestartMB - k.EtcdRSSEmptyMB
+		qs = append(qs, Ratio{Name: "RSS floor of strata, etcd included (strata with no objects + its etcd member's growth on them ÷ kube+etcd after restart)",
+			Metric: "MB", Strata: s.RSSEmptyMB + etcd, Etcd: k.RSSRestartMB + k.EtcdRSSRestartMB,
+			Value: (s.RSSEmptyMB + etcd) / (k.RSSRestartMB + k.EtcdRSSRestartMB)})
+	}
 	// The floor: no server on etcd is ready before its etcd member is.
 	floor := func(name string, etcd, kube float64) Ratio {
 		return Ratio{Name: name, Metric: "s", Strata: etcd, Etcd: kube, Value: etcd / kube}

@@ -86,7 +86,8 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 			}
 		}
 	}
-	for _, name := range []string{"create-floor ÷ kube create", "create-floor-fm ÷ kube create", "get-floor ÷ kube get", "get-floor ÷ kube get-rv0", "get-floor-read ÷ kube get", "list-floor ÷ kube list", "patch-floor ÷ kube patch",
+	for _, name := range []string{"create-floor ÷ kube create", "create-floor-fm ÷ kube create", "get-floor ÷ kube get", "get-floor ÷ kube get-rv0", "get-floor-read ÷ kube get", "list-floor ÷ kube list",
+		"list-protobuf-floor ÷ kube list-protobuf", "list-json-floor ÷ kube list-json", "patch-floor ÷ kube patch",
 		"update-floor ÷ kube update", "apply-floor ÷ kube apply"} {
 		for _, c := range cfg.Concurrency {
 			for _, metric := range []string{"req/s", "CPU µs/req"} {
@@ -175,7 +176,8 @@ func checkFootprint(t *testing.T, rep *Report) {
 			}
 		}
 	}
-	if n != 5 || floors != 3 {
-		t.Errorf("%d footprint ratios and %d floors, want 5 (start-up empty and loaded, RSS three ways) and 3 (start-up empty and loaded, strata's RSS with no objects)", n, floors)
+	if n != 5 || floors != 4 {
+		t.Errorf("%d footprint ratios and %d floors, want 5 (start-up empty and loaded, RSS three ways) and 4 (start-up empty and loaded, "+
+			"strata's RSS with no objects with etcd excluded and included)", n, floors)
 	}
 }

@@ -34,7 +34,9 @@ func (r *runner) protobufPairs(t *target) []pair {
 	}
 	return []pair{
 		{strata: s(opGetProtobuf, r.typedGet(t.protobuf)), etcd: s(opGetJSON, r.typedGet(t.json))},
-		{strata: s(opListProtobuf, r.typedList(t, t.protobuf)), etcd: s(opListJSON, r.typedList(t, t.json))},
+		{strata: s(opListProtobuf, r.typedList(t, protobufClient)), etcd: s(opListJSON, r.typedList(t, jsonClient)),
+			floors: []op{r.floorOp(opListProtobufFloor, r.typedList(r.floorT, protobufClient)),
+				r.floorOp(opListJSONFloor, r.typedList(r.floorT, jsonClient))}},
 	}
 }
 
@@ -60,11 +62,17 @@ func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, call) e
 	}
 }
 
+// protobufClient and jsonClient pick a target's clientset when a cell
+// runs (the floor's are built when it starts).
+func protobufClient(t *target) kubernetes.Interface { return t.protobuf }
+func jsonClient(t *target) kubernetes.Interface     { return t.json }
+
 // typedList lists the namespace from the watch cache (resourceVersion
-// "0", as informers start) and decodes every item.
-func (r *runner) typedList(t *target, cs kubernetes.Interface) func(context.Context, call) error {
+// "0", as informers start) through t's clientset cs and decodes every
+// item.
+func (r *runner) typedList(t *target, cs func(*target) kubernetes.Interface) func(context.Context, call) error {
 	return func(ctx context.Context, _ call) error {
-		l, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		l, err := cs(t).CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err == nil && len(l.Items) != t.listItems {
 			err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
 		}
