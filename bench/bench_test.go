@@ -46,11 +46,11 @@ func TestRunTiny(t *testing.T) {
 	// apply, apply-2, get-protobuf, list-protobuf, get-rbac, create-rbac,
 	// create-admission, create-vap, create ÷ floor, create-floor-fm ÷
 	// create-floor, create ÷ create-floor-fm, get-floor,
-	// get ÷ floor, get-floor-read, get ÷ get-floor-read, the list, patch,
-	// update and apply floors and list, list-protobuf, list-json, patch,
-	// update and apply ÷ their floors at each concurrency, then watch p99
-	// and p50.
-	if n := 33*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
+	// get ÷ floor, get-floor-read, get ÷ get-floor-read, the list,
+	// list-read, patch, update and apply floors and list (twice),
+	// list-protobuf, list-json, patch, update and apply ÷ their floors at
+	// each concurrency, then watch p99 and p50.
+	if n := 35*len(cfg.Concurrency) + 2; len(rep.Ratios) != n {
 		t.Errorf("%d ratios, want %d: %+v", len(rep.Ratios), n, rep.Ratios)
 	}
 	if rep.StoredBytes < cfg.DataBytes {
@@ -69,6 +69,7 @@ func TestRunTiny(t *testing.T) {
 		"| floor | get-floor-read | 4 |", "get-floor-read ÷ get (req/s)", "get ÷ get-floor-read (req/s)",
 		"| floor | apply-floor | 4 |", "apply-floor ÷ read+cas (req/s)", "apply ÷ apply-floor (req/s)",
 		"| floor | list-floor | 4 |", "list-floor ÷ range (req/s)", "list ÷ list-floor (req/s)",
+		"| floor | list-floor-read | 4 |", "list-floor-read ÷ range (req/s)", "list ÷ list-floor-read (req/s)",
 		"| floor | patch-floor | 4 |", "patch-floor ÷ read+cas (req/s)", "patch ÷ patch-floor (req/s)",
 		"| floor | update-floor | 4 |", "update-floor ÷ read+cas (req/s)", "update ÷ update-floor (req/s)",
 		"| strata | list-json | 4 |", "list-protobuf ÷ list-json (req/s)",
@@ -105,12 +106,13 @@ func TestRunDecodedListsProfiled(t *testing.T) {
 			t.Errorf("row %+v: want operations and no errors", row)
 		}
 	}
-	if want := "strata/list/1 etcd/range/1 floor/list-floor/1 strata/list/2 etcd/range/2 floor/list-floor/2"; strings.Join(got, " ") != want {
+	if want := "strata/list/1 etcd/range/1 floor/list-floor/1 floor/list-floor-read/1 " +
+		"strata/list/2 etcd/range/2 floor/list-floor/2 floor/list-floor-read/2"; strings.Join(got, " ") != want {
 		t.Errorf("rows %v, want %s", got, want)
 	}
-	// 2 concurrencies × 2 rounds per side.
-	if cells["strata"] != 4 || cells["etcd"] != 4 || cells["floor"] != 4 || len(cells) != 3 {
-		t.Errorf("cells run through the hook: %v, want 4 of strata, etcd and the floor", cells)
+	// 2 concurrencies × 2 rounds per operation (the floor has two).
+	if cells["strata"] != 4 || cells["etcd"] != 4 || cells["floor"] != 8 || len(cells) != 3 {
+		t.Errorf("cells run through the hook: %v, want 4 of strata and etcd and 8 of the floor", cells)
 	}
 }
 
@@ -122,7 +124,7 @@ func wantRows(cfg Config, kube bool) []string {
 	var want []string
 	for _, pair := range [][]string{
 		{"strata/get", "etcd/get", "floor/get-floor", "floor/get-floor-read"}, {"strata/get-rv0", "etcd/get-serializable"},
-		{"strata/list", "etcd/range", "floor/list-floor"}, {"strata/list-rv0", "etcd/range-serializable"},
+		{"strata/list", "etcd/range", "floor/list-floor", "floor/list-floor-read"}, {"strata/list-rv0", "etcd/range-serializable"},
 		{"strata/get-protobuf", "strata/get-json"}, {"strata/list-protobuf", "strata/list-json", "floor/list-protobuf-floor", "floor/list-json-floor"},
 		{"strata/get-rbac", "strata/get-masters"}, {"strata/create-rbac", "strata/create-masters"},
 		{"strata/create", "etcd/put", "floor/create-floor", "floor/create-floor-fm"},

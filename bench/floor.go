@@ -44,7 +44,8 @@ type floor struct {
 }
 
 // floorHandler puts value to raw on a POST and answers value on a GET of
-// an object (after a revision read in readFloorNamespace), the namespace's stored ConfigMaps on a list (listfloor.go);
+// an object, the namespace's stored ConfigMaps on a list (listfloor.go),
+// each after a shared revision read in readFloorNamespace (readfloor.go);
 // it serves the watch cell's watches and writes (watchfloor.go); an
 // apply is an apply of a Deployment (applyfloor.go), a PUT or another
 // PATCH a write of a ConfigMap (writefloor.go), each with its field
@@ -58,8 +59,11 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	reads := newReadFloor(raw, value)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/namespaces/"+readFloorNamespace+"/configmaps"):
+			reads.serve(w, r, func(w http.ResponseWriter, r *http.Request) { serveList(w, r, list) })
+			return
 		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/namespaces/"+readFloorNamespace+"/"):
-			reads.ServeHTTP(w, r)
+			reads.serve(w, r, reads.answerValue)
 			return
 		case isWatch(r):
 			watches.serveWatch(w, r)

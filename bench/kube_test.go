@@ -86,7 +86,7 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 			}
 		}
 	}
-	for _, name := range []string{"create-floor ÷ kube create", "create-floor-fm ÷ kube create", "get-floor ÷ kube get", "get-floor ÷ kube get-rv0", "get-floor-read ÷ kube get", "list-floor ÷ kube list",
+	for _, name := range []string{"create-floor ÷ kube create", "create-floor-fm ÷ kube create", "get-floor ÷ kube get", "get-floor ÷ kube get-rv0", "get-floor-read ÷ kube get", "list-floor ÷ kube list", "list-floor-read ÷ kube list",
 		"list-protobuf-floor ÷ kube list-protobuf", "list-json-floor ÷ kube list-json", "patch-floor ÷ kube patch",
 		"update-floor ÷ kube update", "apply-floor ÷ kube apply"} {
 		for _, c := range cfg.Concurrency {

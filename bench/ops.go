@@ -94,7 +94,7 @@ func (r *runner) pairsFor(t *target) []pair {
 			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, "")), r.floorOp(opGetReadFloor, r.getIn(r.floorT, readFloorNamespace))}},
 		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
 		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)},
-			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, ""))}},
+			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, "")), r.floorOp(opListReadFloor, r.listIn(r.floorT, readFloorNamespace, ""))}},
 		{strata: s(opListRV0, r.list(t, "0")), etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
 	}
 	patch, update, apply, apply2 := s(opPatch, r.patch(t)), s(opUpdate, r.update(t)), s(opApply, r.applyAs(t, 1)), s(opApply2, r.applyAs(t, 2))
@@ -288,9 +288,15 @@ func (r *runner) get(t *target, rv string) func(context.Context, call) error {
 // list lists the namespace with resourceVersion rv, decoding the
 // response only when Config.DecodeLists is set.
 func (r *runner) list(t *target, rv string) func(context.Context, call) error {
+	return r.listIn(t, namespace, rv)
+}
+
+// listIn lists namespace ns of t (where the floor answers the listed
+// namespace's ConfigMaps after a revision read, readfloor.go).
+func (r *runner) listIn(t *target, ns, rv string) func(context.Context, call) error {
 	if r.cfg.DecodeLists {
 		return func(ctx context.Context, _ call) error {
-			l, err := t.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
+			l, err := t.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{ResourceVersion: rv})
 			if err == nil && len(l.Items) != t.listItems {
 				err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
 			}
@@ -298,7 +304,7 @@ func (r *runner) list(t *target, rv string) func(context.Context, call) error {
 		}
 	}
 	return func(ctx context.Context, _ call) error {
-		body, err := t.cs.CoreV1().RESTClient().Get().Namespace(namespace).Resource("configmaps").
+		body, err := t.cs.CoreV1().RESTClient().Get().Namespace(ns).Resource("configmaps").
 			VersionedParams(&metav1.ListOptions{ResourceVersion: rv}, scheme.ParameterCodec).Do(ctx).Raw()
 		if err == nil && len(body) < r.cfg.Objects*r.cfg.DataBytes {
 			err = fmt.Errorf("list response of %d bytes is too short for %d objects", len(body), r.cfg.Objects)

@@ -25,6 +25,11 @@ import (
 
 const (
 	opGetReadFloor = "get-floor-read"
+	// opListReadFloor is the list floor (listfloor.go) with the same
+	// shared revision read: the floor of a consistent list, which
+	// kube-apiserver also serves from its watch cache once a revision read
+	// shows the cache current.
+	opListReadFloor = "list-floor-read"
 	// readFloorNamespace is the namespace of the GETs the floor answers
 	// after a revision read.
 	readFloorNamespace = "floor-read"
@@ -51,11 +56,18 @@ func newReadFloor(raw *clientv3.Client, value string) *readFloor {
 	return &readFloor{value: value, revisions: sharedread.New(read, 10*time.Second)}
 }
 
-func (f *readFloor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve answers r with answer once a revision read begun after r
+// arrived has answered.
+func (f *readFloor) serve(w http.ResponseWriter, r *http.Request, answer func(http.ResponseWriter, *http.Request)) {
 	if _, err := f.revisions.Current(r.Context()); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	answer(w, r)
+}
+
+// answerValue answers the floor's stored ConfigMap.
+func (f *readFloor) answerValue(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	io.WriteString(w, f.value)
 }

@@ -125,6 +125,8 @@ var ratioSpecs = []ratioSpec{
 	// field manager can reach, and strata's share of it.
 	{side: sideFloor, strata: opListFloor, etcd: opRange},
 	{otherSide: sideFloor, strata: opList, etcd: opListFloor},
+	{side: sideFloor, strata: opListReadFloor, etcd: opRange},
+	{otherSide: sideFloor, strata: opList, etcd: opListReadFloor},
 	{otherSide: sideFloor, strata: opListProtobuf, etcd: opListProtobufFloor},
 	{otherSide: sideFloor, strata: opListJSON, etcd: opListJSONFloor},
 	{side: sideFloor, strata: opPatchFloor, etcd: opReadCAS},
@@ -137,7 +139,7 @@ var ratioSpecs = []ratioSpec{
 
 // floorOps pair each floor operation with the server operation whose CPU
 // per request it bounds from below.
-var floorOps = [][2]string{{opCreateFloor, opCreate}, {opCreateFMFloor, opCreate}, {opGetFloor, opGet}, {opGetFloor, opGetRV0}, {opGetReadFloor, opGet}, {opListFloor, opList},
+var floorOps = [][2]string{{opCreateFloor, opCreate}, {opCreateFMFloor, opCreate}, {opGetFloor, opGet}, {opGetFloor, opGetRV0}, {opGetReadFloor, opGet}, {opListFloor, opList}, {opListReadFloor, opList},
 	{opListProtobufFloor, opListProtobuf}, {opListJSONFloor, opListJSON},
 	{opPatchFloor, opPatch}, {opUpdateFloor, opUpdate}, {opApplyFloor, opApply}}
 
@@ -371,8 +373,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
-			"the etcd put, with create-floor-fm upstream's field manager too, for get-floor-read a revision read shared as strata shares it " +
-			"(what a consistent GET must wait for), for update, patch and apply the etcd read+CAS and upstream's field manager, " +
+			"the etcd put, with create-floor-fm upstream's field manager too, for get-floor-read and list-floor-read a revision read " +
+			"shared as strata shares it (what a consistent GET or list must wait for), for update, patch and apply the etcd read+CAS and upstream's field manager, " +
 			"for the lists the stored objects' list encoded once in the media type asked for, nothing else) " +
 			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
 			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")
