@@ -111,8 +111,9 @@ var ratioSpecs = []ratioSpec{
 	{otherSide: sideStrata, strata: opCreateVAP, etcd: opCreateVAPOff, atLeast: 0.75, at: []int{16}},
 	// issue 18: strata's create at least 0.90 of the floor.
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFloor, atLeast: 0.90, at: []int{16}},
-	// The create floor with managedFields recorded, against the do-nothing
-	// one: the most create ÷ create-floor a server that keeps them can reach.
+	// The create floor with managedFields recorded and the object
+	// validated, against the do-nothing one: the most create ÷
+	// create-floor a server that keeps them and validates can reach.
 	{side: sideFloor, otherSide: sideFloor, strata: opCreateFMFloor, etcd: opCreateFloor},
 	{otherSide: sideFloor, strata: opCreate, etcd: opCreateFMFloor},
 	{side: sideFloor, strata: opGetFloor, etcd: opGet},
@@ -373,8 +374,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.KubeRatios) > 0 {
 		writeRatios(&b, "strata ÷ kube", "kube", r.KubeRatios)
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
-			"the etcd put, with create-floor-fm upstream's field manager too, for get-floor-read and list-floor-read a revision read " +
-			"shared as strata shares it (what a consistent GET or list must wait for), for update, patch and apply the etcd read+CAS and upstream's field manager, " +
+			"the etcd put, with create-floor-fm upstream's field manager, ConfigMap strategy and validation too, for get-floor-read and " +
+			"list-floor-read a revision read shared as strata shares it (what a consistent GET or list must wait for), for update and " +
+			"patch the etcd read+CAS, upstream's field manager, ConfigMap strategy and validation, for apply the read+CAS and the field manager, " +
 			"for the lists the stored objects' list encoded once in the media type asked for, nothing else) " +
 			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
 			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")

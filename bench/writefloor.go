@@ -8,12 +8,18 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/registry/core/configmap"
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
@@ -24,20 +30,22 @@ import (
 // The write floors are the floor (floor.go) of an update and of a
 // strategic PATCH of a ConfigMap by a server that records managedFields
 // with upstream's field manager, as kube-apiserver does on every write and
-// issue 13 asks strata to: read the stored ConfigMap from etcd, take the
-// PUT's object (or merge the patch into the stored one, with strata's
-// strategic merge patch), let the field manager strata builds for
-// ConfigMaps record the write, and write the result back if nothing
-// changed it since the read. Nothing else: no admission, strategy,
-// validation or watch cache. Their CPU per request is the least such a
-// server spends on these writes.
+// issue 13 asks strata to, and validates what it stores as kube-apiserver
+// does: read the stored ConfigMap from etcd, take the PUT's object (or
+// merge the patch into the stored one, with strata's strategic merge
+// patch), let the field manager strata builds for ConfigMaps record the
+// write, run upstream's ConfigMap strategy and validation on the internal
+// type (rest.BeforeUpdate, as kube-apiserver's store does), and write the
+// result back if nothing changed it since the read. Nothing else: no
+// admission, authorization or watch cache. Their CPU per request is the
+// least such a server spends on these writes.
 
 const (
 	opUpdateFloor = "update-floor"
 	opPatchFloor  = "patch-floor"
 	// opCreateFMFloor is the create floor of a server that records
-	// managedFields: its creates go to their own namespace, which the
-	// floor's handler tells apart from the do-nothing create's.
+	// managedFields and validates: its creates go to their own namespace,
+	// which the floor's handler tells apart from the do-nothing create's.
 	opCreateFMFloor   = "create-floor-fm"
 	createFMNamespace = "floor-fm"
 )
@@ -110,6 +118,12 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 	if _, _, err := clientscheme.Codecs.UniversalDeserializer().Decode(body, nil, obj); err != nil {
 		return http.StatusBadRequest, nil, err
 	}
+	// The stored object's resourceVersion is its etcd revision, which an
+	// unconditional write takes on (as kube-apiserver's store does).
+	live.ResourceVersion = strconv.FormatInt(got.Kvs[0].ModRevision, 10)
+	if obj.ResourceVersion == "" {
+		obj.ResourceVersion = live.ResourceVersion
+	}
 	recorded := cw.fm.Update(live, obj, "strata-bench")
 	// The field manager keeps an object it cannot record as it was, so a
 	// floor it could not record for would be cheaper than it should be;
@@ -117,9 +131,9 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
 		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", key)
 	}
-	out, err := json.Marshal(recorded)
+	out, err := validated(ctx, namespace, recorded, live)
 	if err != nil {
-		return http.StatusInternalServerError, nil, err
+		return http.StatusUnprocessableEntity, nil, err
 	}
 	if code, err := casPut(ctx, raw, key, got.Kvs[0].ModRevision, out); err != nil {
 		return code, nil, err
@@ -129,9 +143,9 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 
 // create decodes a POSTed ConfigMap, lets the field manager record it as
 // kube-apiserver's create handler does (against a new, empty object of the
-// kind) and puts it under a new key: the least a create costs a server
-// that keeps managedFields, without admission, strategy, validation or
-// watch cache.
+// kind), runs upstream's strategy and validation on it and puts it under
+// a new key: the least a create costs a server that keeps managedFields
+// and validates, without admission, authorization or watch cache.
 func (cw *configMapWriter) create(ctx context.Context, raw *clientv3.Client, body []byte) (int, []byte, error) {
 	obj := &corev1.ConfigMap{}
 	if _, _, err := clientscheme.Codecs.UniversalDeserializer().Decode(body, nil, obj); err != nil {
@@ -141,14 +155,56 @@ func (cw *configMapWriter) create(ctx context.Context, raw *clientv3.Client, bod
 	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
 		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", obj.Name)
 	}
-	out, err := json.Marshal(recorded)
+	out, err := validated(ctx, createFMNamespace, recorded, nil)
 	if err != nil {
-		return http.StatusInternalServerError, nil, err
+		return http.StatusUnprocessableEntity, nil, err
 	}
 	if err := putIfAbsent(ctx, raw, rawPrefix+"floor-fm/"+obj.Name, string(out)); err != nil {
 		return http.StatusConflict, nil, err
 	}
 	return http.StatusCreated, out, nil
+}
+
+// validated runs upstream's ConfigMap strategy and validation on obj, a
+// create in namespace ns when old is nil and an update of old otherwise,
+// on the internal type as kube-apiserver's store does (system metadata,
+// then rest.BeforeCreate or BeforeUpdate, with the request's namespace and
+// RequestInfo in ctx as its filters put them), and encodes the result as
+// the v1 object stored.
+func validated(ctx context.Context, ns string, obj, old runtime.Object) ([]byte, error) {
+	internal, err := registry.Scheme.ConvertToVersion(obj, core.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	m, err := meta.Accessor(internal)
+	if err != nil {
+		return nil, err
+	}
+	verb := "update"
+	if old == nil {
+		verb = "create"
+	}
+	ctx = genericapirequest.WithNamespace(ctx, ns)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: verb,
+		APIVersion: "v1", Namespace: ns, Resource: "configmaps", Name: m.GetName()})
+	if old == nil {
+		rest.FillObjectMetaSystemFields(m)
+		err = rest.BeforeCreate(configmap.Strategy, ctx, internal)
+	} else {
+		var oldInternal runtime.Object
+		if oldInternal, err = registry.Scheme.ConvertToVersion(old, core.SchemeGroupVersion); err == nil {
+			err = rest.BeforeUpdate(configmap.Strategy, ctx, internal, oldInternal)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.SetResourceVersion("") // etcd's revision, not stored
+	v1, err := registry.Scheme.ConvertToVersion(internal, corev1.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v1)
 }
 
 // serveFloorWrite reads a write floor's request body, lets write make the
