@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ type Hook struct {
 	Calls   atomic.Int64
 	mu      sync.Mutex
 	reviews []string
-	lastUID types.UID
+	uids    []types.UID
 }
 
 // New starts a webhook on loopback, serving httptest's certificate.
@@ -125,7 +126,7 @@ func (h *Hook) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.reviews = append(h.reviews, review.APIVersion)
-	h.lastUID = review.Request.UID
+	h.uids = append(h.uids, review.Request.UID)
 	h.mu.Unlock()
 	resp := &apiextensionsv1.ConversionResponse{UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	switch Mode(h.mode.Load()) {
@@ -193,9 +194,11 @@ func convertBackend(raw []byte, to string) ([]byte, error) {
 // HostPort is the webhook's address, as its errors name it.
 func (h *Hook) HostPort() string { return strings.TrimPrefix(h.Srv.URL, "https://") }
 
-// UID is the UID of the last review received.
-func (h *Hook) UID() types.UID {
+// UIDs are the UIDs of the reviews received, in order. (The server under
+// test may convert in the background, for its watch caches, so the last
+// one need not be the request's a test just made.)
+func (h *Hook) UIDs() []types.UID {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.lastUID
+	return slices.Clone(h.uids)
 }
