@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TestValidated checks that the write floors run upstream's ConfigMap
@@ -22,9 +23,10 @@ func TestValidated(t *testing.T) {
 		return c
 	}
 	tests := []struct {
-		name     string
-		obj, old *corev1.ConfigMap
-		wantErr  string // "": stored
+		name    string
+		obj     *corev1.ConfigMap
+		old     runtime.Object // nil: a create
+		wantErr string         // "": stored
 	}{
 		{"create", cm("a", false, map[string]string{"k": "v"}), nil, ""},
 		{"create with an invalid key", cm("a", false, map[string]string{"bad key": "v"}), nil,
@@ -36,13 +38,7 @@ func TestValidated(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out []byte
-			var err error
-			if tc.old == nil {
-				out, err = validated(context.Background(), namespace, tc.obj, nil)
-			} else {
-				out, err = validated(context.Background(), namespace, tc.obj, tc.old)
-			}
+			out, err := validated(context.Background(), namespace, tc.obj, tc.old)
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one starting %q", err, tc.wantErr)
