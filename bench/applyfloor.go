@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,16 +17,16 @@ import (
 )
 
 // The apply floor is the floor (floor.go) of a server-side apply by a
-// server that reuses upstream's field manager, as issue 13 asks strata to:
-// a PATCH of a Deployment reads the stored object from etcd, runs the
-// field manager kube-apiserver builds for Deployments (strata's
-// fieldmanager.Manager over k8s.io/apimachinery's managedfields, the same
-// type models), and writes the result back if nothing changed it since
-// the read (etcd's read+CAS). It does nothing else: no admission, no
-// strategy or validation, no watch cache, no managedFields timestamps
-// beyond the field manager's. apply-floor ÷ read+cas is therefore the
-// highest apply ÷ read+cas such a server can reach on this machine with
-// this client.
+// server that reuses upstream's field manager, as issue 13 asks strata to,
+// and stores what kube-apiserver would: a PATCH of a Deployment reads the
+// stored object from etcd, runs the field manager kube-apiserver builds
+// for Deployments (strata's fieldmanager.Manager over
+// k8s.io/apimachinery's managedfields, the same type models), defaults,
+// converts and validates the result with upstream's Deployment strategy
+// (validate.go), and writes it back if nothing changed it since the read
+// (etcd's read+CAS). It does nothing else: no admission, authorization or
+// watch cache. apply-floor ÷ read+cas is therefore the highest apply ÷
+// read+cas such a server can reach on this machine with this client.
 
 const opApplyFloor = "apply-floor"
 
@@ -57,7 +58,7 @@ func applyFloor(ctx context.Context, raw *clientv3.Client, fm *fieldmanager.Mana
 	if err != nil {
 		return http.StatusInternalServerError, nil, err
 	}
-	var live runtime.Object
+	var live, old runtime.Object // old: nil for a create
 	var modRev int64
 	status := http.StatusCreated
 	if len(got.Kvs) == 0 {
@@ -69,15 +70,17 @@ func applyFloor(ctx context.Context, raw *clientv3.Client, fm *fieldmanager.Mana
 		if err := json.Unmarshal(got.Kvs[0].Value, d); err != nil {
 			return http.StatusInternalServerError, nil, fmt.Errorf("%s: %w", key, err)
 		}
-		live, modRev, status = d, got.Kvs[0].ModRevision, http.StatusOK
+		// Its resourceVersion is its etcd revision, as the store reads it.
+		d.ResourceVersion = strconv.FormatInt(got.Kvs[0].ModRevision, 10)
+		live, old, modRev, status = d, d, got.Kvs[0].ModRevision, http.StatusOK
 	}
 	obj, _, err := fm.Apply(live, config, fieldmanager.ApplyOptions{Manager: manager})
 	if err != nil {
 		return http.StatusConflict, nil, err
 	}
-	out, err := json.Marshal(obj)
+	out, err := validated(ctx, deployments, namespace, obj, old)
 	if err != nil {
-		return http.StatusInternalServerError, nil, err
+		return http.StatusUnprocessableEntity, nil, err
 	}
 	if code, err := casPut(ctx, raw, key, modRev, out); err != nil {
 		return code, nil, err

@@ -376,7 +376,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteString("\nfloor ÷ kube rows: the floor's CPU per request (client-go over HTTP/2 and TLS, and for create " +
 			"the etcd put, with create-floor-fm upstream's field manager, ConfigMap strategy and validation too, for get-floor-read and " +
 			"list-floor-read a revision read shared as strata shares it (what a consistent GET or list must wait for), for update and " +
-			"patch the etcd read+CAS, upstream's field manager, ConfigMap strategy and validation, for apply the read+CAS and the field manager, " +
+			"patch the etcd read+CAS, upstream's field manager, ConfigMap strategy and validation, for apply the read+CAS, the field manager and upstream's " +
+			"Deployment defaults, strategy and validation, " +
 			"for the lists the stored objects' list encoded once in the media type asked for, nothing else) " +
 			"÷ kube-apiserver's (for watch, the floor's delivery p99: the etcd put and each watch's event, nothing else); " +
 			"no server's CPU per request or p99 can be below the floor's, nor its throughput above\n")

@@ -13,13 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/registry/rest"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/kubernetes/pkg/apis/core"
-	"k8s.io/kubernetes/pkg/registry/core/configmap"
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/registry"
@@ -35,7 +30,7 @@ import (
 // merge the patch into the stored one, with strata's strategic merge
 // patch), let the field manager strata builds for ConfigMaps record the
 // write, run upstream's ConfigMap strategy and validation on the internal
-// type (rest.BeforeUpdate, as kube-apiserver's store does), and write the
+// type (rest.BeforeUpdate, as kube-apiserver's store does; validate.go), and write the
 // result back if nothing changed it since the read. Nothing else: no
 // admission, authorization or watch cache. Their CPU per request is the
 // least such a server spends on these writes.
@@ -131,7 +126,7 @@ func (cw *configMapWriter) write(ctx context.Context, raw *clientv3.Client, key 
 	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
 		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", key)
 	}
-	out, err := validated(ctx, namespace, recorded, live)
+	out, err := validated(ctx, configMaps, namespace, recorded, live)
 	if err != nil {
 		return http.StatusUnprocessableEntity, nil, err
 	}
@@ -155,7 +150,7 @@ func (cw *configMapWriter) create(ctx context.Context, raw *clientv3.Client, bod
 	if m, err := meta.Accessor(recorded); err != nil || len(m.GetManagedFields()) == 0 {
 		return http.StatusInternalServerError, nil, fmt.Errorf("%s: the field manager recorded nothing", obj.Name)
 	}
-	out, err := validated(ctx, createFMNamespace, recorded, nil)
+	out, err := validated(ctx, configMaps, createFMNamespace, recorded, nil)
 	if err != nil {
 		return http.StatusUnprocessableEntity, nil, err
 	}
@@ -163,48 +158,6 @@ func (cw *configMapWriter) create(ctx context.Context, raw *clientv3.Client, bod
 		return http.StatusConflict, nil, err
 	}
 	return http.StatusCreated, out, nil
-}
-
-// validated runs upstream's ConfigMap strategy and validation on obj, a
-// create in namespace ns when old is nil and an update of old otherwise,
-// on the internal type as kube-apiserver's store does (system metadata,
-// then rest.BeforeCreate or BeforeUpdate, with the request's namespace and
-// RequestInfo in ctx as its filters put them), and encodes the result as
-// the v1 object stored.
-func validated(ctx context.Context, ns string, obj, old runtime.Object) ([]byte, error) {
-	internal, err := registry.Scheme.ConvertToVersion(obj, core.SchemeGroupVersion)
-	if err != nil {
-		return nil, err
-	}
-	m, err := meta.Accessor(internal)
-	if err != nil {
-		return nil, err
-	}
-	verb := "update"
-	if old == nil {
-		verb = "create"
-	}
-	ctx = genericapirequest.WithNamespace(ctx, ns)
-	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: verb,
-		APIVersion: "v1", Namespace: ns, Resource: "configmaps", Name: m.GetName()})
-	if old == nil {
-		rest.FillObjectMetaSystemFields(m)
-		err = rest.BeforeCreate(configmap.Strategy, ctx, internal)
-	} else {
-		var oldInternal runtime.Object
-		if oldInternal, err = registry.Scheme.ConvertToVersion(old, core.SchemeGroupVersion); err == nil {
-			err = rest.BeforeUpdate(configmap.Strategy, ctx, internal, oldInternal)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	m.SetResourceVersion("") // etcd's revision, not stored
-	v1, err := registry.Scheme.ConvertToVersion(internal, corev1.SchemeGroupVersion)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v1)
 }
 
 // serveFloorWrite reads a write floor's request body, lets write make the
