@@ -91,7 +91,7 @@ func (r *runner) pairsFor(t *target) []pair {
 	}
 	lists := []pair{
 		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)},
-			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, "")), r.floorOp(opGetReadFloor, r.getIn(r.floorT, readFloorNamespace))}},
+			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, "")), r.floorOp(opGetReadFloor, r.getIn(r.floorT, readFloorNamespace, ""))}},
 		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
 		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)},
 			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, "")), r.floorOp(opListReadFloor, r.listIn(r.floorT, readFloorNamespace, ""))}},
@@ -279,8 +279,14 @@ func (r *runner) encodedConfigMaps() ([]*mvccpb.KeyValue, error) {
 
 // get reads a listed ConfigMap with resourceVersion rv.
 func (r *runner) get(t *target, rv string) func(context.Context, call) error {
+	return r.getIn(t, namespace, rv)
+}
+
+// getIn gets the listed namespace's names from namespace ns of t (where
+// the floor answers them after a revision read, readfloor.go).
+func (r *runner) getIn(t *target, ns, rv string) func(context.Context, call) error {
 	return func(ctx context.Context, c call) error {
-		_, err := t.configMaps().Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{ResourceVersion: rv})
+		_, err := t.cs.CoreV1().ConfigMaps(ns).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{ResourceVersion: rv})
 		return err
 	}
 }

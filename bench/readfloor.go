@@ -7,7 +7,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratadev/strata/internal/sharedread"
 )
@@ -70,13 +69,4 @@ func (f *readFloor) serve(w http.ResponseWriter, r *http.Request, answer func(ht
 func (f *readFloor) answerValue(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	io.WriteString(w, f.value)
-}
-
-// getIn gets the ConfigMaps of the listed namespace's names from namespace
-// ns of t.
-func (r *runner) getIn(t *target, ns string) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := t.cs.CoreV1().ConfigMaps(ns).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
-		return err
-	}
 }

@@ -122,14 +122,17 @@ var ratioSpecs = []ratioSpec{
 	// read a linearizable GET needs (readfloor.go), and strata's GET ÷ it.
 	{side: sideFloor, strata: opGetReadFloor, etcd: opGet},
 	{otherSide: sideFloor, strata: opGet, etcd: opGetReadFloor},
-	// issue 13: the highest apply ÷ read+cas a server reusing upstream's
-	// field manager can reach, and strata's share of it.
+	// The list floors (listfloor.go; list-floor-read after the shared
+	// revision read a consistent list needs), and strata's lists ÷ them.
 	{side: sideFloor, strata: opListFloor, etcd: opRange},
 	{otherSide: sideFloor, strata: opList, etcd: opListFloor},
 	{side: sideFloor, strata: opListReadFloor, etcd: opRange},
 	{otherSide: sideFloor, strata: opList, etcd: opListReadFloor},
 	{otherSide: sideFloor, strata: opListProtobuf, etcd: opListProtobufFloor},
 	{otherSide: sideFloor, strata: opListJSON, etcd: opListJSONFloor},
+	// issue 13: the highest patch, update and apply ÷ read+cas a server
+	// reusing upstream's field manager (and validating) can reach, and
+	// strata's share of it.
 	{side: sideFloor, strata: opPatchFloor, etcd: opReadCAS},
 	{side: sideFloor, strata: opUpdateFloor, etcd: opReadCAS},
 	{side: sideFloor, strata: opApplyFloor, etcd: opReadCAS},

@@ -38,8 +38,9 @@ func TestMarshalMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// keyed is a map of n keys inserted out of order, nesting one of n-1 keys:
-// maps at, just past and well past what appendMap sorts on the stack.
+// keyed is a map of n keys inserted out of order and, for n > 1, a
+// "nested" key holding keyed(n-1): maps of every size from 1 to n+1 keys,
+// at, just past and well past what appendMap sorts on the stack.
 func keyed(n int) map[string]any {
 	m := map[string]any{}
 	for i := n - 1; i >= 0; i-- {
