@@ -45,6 +45,9 @@ type Running struct {
 	// URL is where the API is served; Kubeconfig the file that reaches it.
 	URL, Kubeconfig string
 	done            chan error
+	// handler is the filter chain the listener serves (benchmarks call it
+	// in-process).
+	handler http.Handler
 }
 
 // Wait blocks until the server has stopped and returns why.
@@ -284,7 +287,7 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 	if o.PlainHTTP {
 		scheme = "http"
 	}
-	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1)}
+	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1), handler: handler}
 	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
 		return fail(err)
 	}

@@ -6,6 +6,7 @@ package sharedread
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -16,23 +17,31 @@ import (
 // A caller may only use a read that started after it arrived: a read that
 // was already in flight may predate a write the caller has seen
 // acknowledged, and serving that older revision would break
-// linearizability. So a caller joins the read in flight only when none is;
-// otherwise it joins the next one, which starts when the one in flight ends
-// and serves every caller that arrived meanwhile. etcd then sees at most one
-// revision read at a time per store, however many requests wait on it.
+// linearizability. So a caller joins the read in flight only while it has
+// not started; otherwise it joins the next one, which starts when the one
+// in flight ends and serves every caller that arrived meanwhile. etcd then
+// sees at most one revision read at a time per store, however many
+// requests wait on it.
+//
+// A read yields the processor once before it starts: requests that arrive
+// together (one HTTP/2 read of several streams' frames) have their
+// handlers made runnable together, and the yield lets them reach Current
+// and join the read instead of waiting for the next.
 type Reader struct {
 	read    func(ctx context.Context) (int64, error)
 	timeout time.Duration // of one read, which no single caller's context bounds
+	// yield runs before each read starts (runtime.Gosched; tests hold it).
+	yield func()
 
 	mu       sync.Mutex
-	inFlight *revisionRead // started; nil when idle
+	inFlight *revisionRead // the read under way (maybe not started); nil when idle
 	next     *revisionRead // waiting for inFlight to end; nil when none
 }
 
 // New returns a Reader whose reads call read, each bounded by timeout
 // (no single caller's context bounds a read others share).
 func New(read func(ctx context.Context) (int64, error), timeout time.Duration) *Reader {
-	return &Reader{read: read, timeout: timeout}
+	return &Reader{read: read, timeout: timeout, yield: runtime.Gosched}
 }
 
 // revisionRead is one shared read: done closes when rev and err are set.
@@ -40,7 +49,8 @@ type revisionRead struct {
 	done    chan struct{}
 	rev     int64
 	err     error
-	callers int // that joined it, under Reader.mu
+	callers int  // that joined it, under Reader.mu
+	started bool // under Reader.mu: too late to join
 }
 
 // Current returns a value read after the call began.
@@ -52,6 +62,8 @@ func (r *Reader) Current(ctx context.Context) (int64, error) {
 		rd = &revisionRead{done: make(chan struct{})}
 		r.inFlight = rd
 		go r.run(rd)
+	case !r.inFlight.started:
+		rd = r.inFlight
 	case r.next == nil:
 		r.next = &revisionRead{done: make(chan struct{})}
 		rd = r.next
@@ -71,6 +83,10 @@ func (r *Reader) Current(ctx context.Context) (int64, error) {
 // run performs rd, then starts the read that waited for it, if any.
 func (r *Reader) run(rd *revisionRead) {
 	for rd != nil {
+		r.yield()
+		r.mu.Lock()
+		rd.started = true
+		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 		rd.rev, rd.err = r.read(ctx)
 		cancel()

@@ -59,6 +59,38 @@ func TestReaderSharesOnlyLaterReads(t *testing.T) {
 	}
 }
 
+// TestReaderJoinsReadNotStarted: callers that arrive while a read is
+// yielding, before it reads, join it: the read begins after every one of
+// them arrived, so it may serve them all.
+func TestReaderJoinsReadNotStarted(t *testing.T) {
+	var reads atomic.Int64
+	r := New(func(ctx context.Context) (int64, error) { return 100 * reads.Add(1), nil }, time.Minute)
+	hold := make(chan struct{})
+	r.yield = func() { <-hold }
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	got := make([]int64, 6)
+	for i := range got {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i], _ = r.Current(ctx) }()
+	}
+	waitFor(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.inFlight != nil && r.inFlight.callers == 6 && r.next == nil
+	})
+	close(hold)
+	wg.Wait()
+	for i, rev := range got {
+		if rev != 100 {
+			t.Fatalf("caller %d got %d, want 100 (the one read)", i, rev)
+		}
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("%d reads for 6 callers that arrived before the read started, want 1", n)
+	}
+}
+
 // TestReaderErrorsAndCancel: a failed read's error reaches its
 // callers, and a caller whose context ends stops waiting.
 func TestReaderErrorsAndCancel(t *testing.T) {

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// BenchmarkServeGet serves GETs of one ConfigMap through the whole filter
+// chain and the API handler in-process (no TLS, no HTTP/2), as the
+// bench's get cells ask for it: client-go's protobuf, the admin's token.
+// It measures what strata adds per request above the transport that the
+// floor shares (issue 18).
+func BenchmarkServeGet(b *testing.B) {
+	dir := b.TempDir()
+	o := NewOptions()
+	o.DataDir, o.SecurePort = filepath.Join(dir, "data"), 0
+	o.Logger = slog.New(slog.DiscardHandler)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := Start(ctx, o)
+	if err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cancel()
+		if err := r.Wait(); err != nil {
+			b.Errorf("server stopped: %v", err)
+		}
+	})
+	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "get"}, Data: map[string]string{"payload": strings.Repeat("x", 512)}}
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, query string }{{"rv0", "?resourceVersion=0"}, {"consistent", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/configmaps/get"+c.query, nil)
+			req.Header.Set("Authorization", "Bearer "+cfg.BearerToken)
+			req.Header.Set("Accept", "application/vnd.kubernetes.protobuf, */*")
+			req.Header.Set("User-Agent", "strata-bench/v0.0.0 (linux/amd64) kubernetes/$Format")
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				r.handler.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
