@@ -201,9 +201,10 @@ func (c *watchCache) applyLocked(d decoded) *cacheEvent {
 		return &cacheEvent{typ: watch.Deleted, key: key, obj: withResourceVersion(prev, rev), prev: prev, rev: rev, size: size}
 	}
 	size := int64(len(key) + len(d.ev.Kv.Value))
-	c.objs[key] = &entry{obj: d.obj, modRev: rev, size: size}
+	e := &entry{obj: d.obj, modRev: rev, size: size}
+	c.objs[key] = e
+	c.keys.set(key, e)
 	if prev == nil {
-		c.keys.insert(key)
 		return &cacheEvent{typ: watch.Added, key: key, obj: d.obj, rev: rev, size: size}
 	}
 	return &cacheEvent{typ: watch.Modified, key: key, obj: d.obj, prev: prev, rev: rev, size: size}
@@ -387,12 +388,21 @@ func (c *watchCache) list(prefix string, p listPlan) (page, error) {
 
 func (c *watchCache) listLocked(prefix string, p listPlan) page {
 	pg := page{rev: c.rev}
+	if p.pred.empty() {
+		// Every key under prefix is an item, up to the limit: one
+		// allocation instead of the doublings of a list of 1,000.
+		n := int64(c.keys.countUnder(c.s.prefix, prefix))
+		if p.limit > 0 {
+			n = min(n, p.limit)
+		}
+		pg.items = make([]unstructured.Unstructured, 0, n)
+	}
 	var (
 		visited int    // keys seen
 		last    string // the key of the last item
 		more    bool   // whether a key follows a full page
 	)
-	c.keys.ascendFrom(prefix, func(key string) bool {
+	c.keys.ascendFrom(prefix, func(key string, e *entry) bool {
 		if !strings.HasPrefix(key, prefix) {
 			return false
 		}
@@ -401,7 +411,7 @@ func (c *watchCache) listLocked(prefix string, p listPlan) page {
 			return false
 		}
 		visited++
-		if e := c.objs[key]; e != nil && p.pred.matches(e.obj) {
+		if p.pred.matches(e.obj) {
 			pg.add(e.obj, &e.memo)
 			last = key
 		}

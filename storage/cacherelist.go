@@ -82,6 +82,7 @@ func (c *watchCache) addLoaded(st *cacheState, kv *mvccpb.KeyValue, obj *unstruc
 		return
 	}
 	c.fields.share(obj.Object)
-	st.objs[key] = &entry{obj: obj, modRev: kv.ModRevision, size: int64(len(kv.Key) + len(kv.Value))}
-	st.keys.insert(key)
+	e := &entry{obj: obj, modRev: kv.ModRevision, size: int64(len(kv.Key) + len(kv.Value))}
+	st.objs[key] = e
+	st.keys.set(key, e)
 }
