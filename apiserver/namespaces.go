@@ -37,7 +37,9 @@ func checkNamespaceDeletable(name string) error {
 // is being deleted (403). The watch cache answers first; a miss is checked
 // with a quorum read, since the namespace may have just been created.
 func (s *Server) checkNamespaceWritable(ctx context.Context, ns string, gr schema.GroupResource, name string) error {
-	nsObj, err := s.namespaces.store.Get(ctx, "", ns, storage.GetOptions{ResourceVersion: "0"})
+	// Only read: the cache's own object, not a copy (a namespace's deep
+	// copy was 3% of a create's allocations).
+	nsObj, err := s.namespaces.store.Get(ctx, "", ns, storage.GetOptions{ResourceVersion: "0", Shared: true})
 	if errors.Is(err, storage.ErrNotFound) {
 		nsObj, err = s.namespaces.store.Get(ctx, "", ns, storage.GetOptions{})
 	}
