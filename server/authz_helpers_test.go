@@ -61,7 +61,7 @@ func startTestServer(t *testing.T, users []string, edit func(*Options)) *testSer
 // start starts a server with o until the test ends (checking that it
 // stops cleanly) and returns it with its admin's client configuration,
 // without client-side rate limits.
-func start(t *testing.T, o *Options) (*Running, *rest.Config) {
+func start(t testing.TB, o *Options) (*Running, *rest.Config) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := Start(ctx, o)

@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratadev/strata/controllers"
@@ -51,23 +50,7 @@ func startGCServer(t *testing.T) *gcServer {
 	o.BindAddress = "127.0.0.1"
 	o.SecurePort = 0
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ctx, stop := context.WithCancel(context.Background())
-	r, err := Start(ctx, o)
-	if err != nil {
-		stop()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stop()
-		if err := r.Wait(); err != nil {
-			t.Errorf("server stopped: %v", err)
-		}
-	})
-	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS = -1
+	_, cfg := start(t, o)
 	return &gcServer{client: kubernetes.NewForConfigOrDie(cfg), dynamic: dynamic.NewForConfigOrDie(cfg),
 		crds: apiextensionsclient.NewForConfigOrDie(cfg)}
 }

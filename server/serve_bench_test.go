@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // BenchmarkServeGet serves GETs of one ConfigMap through the whole filter
@@ -21,26 +20,11 @@ import (
 // It measures what strata adds per request above the transport that the
 // floor shares (issue 18).
 func BenchmarkServeGet(b *testing.B) {
-	dir := b.TempDir()
 	o := NewOptions()
-	o.DataDir, o.SecurePort = filepath.Join(dir, "data"), 0
+	o.DataDir, o.SecurePort = filepath.Join(b.TempDir(), "data"), 0
 	o.Logger = slog.New(slog.DiscardHandler)
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := Start(ctx, o)
-	if err != nil {
-		cancel()
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cancel()
-		if err := r.Wait(); err != nil {
-			b.Errorf("server stopped: %v", err)
-		}
-	})
-	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
-	if err != nil {
-		b.Fatal(err)
-	}
+	r, cfg := start(b, o)
+	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "get"}, Data: map[string]string{"payload": strings.Repeat("x", 512)}}
 	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {

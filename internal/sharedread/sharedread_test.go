@@ -29,13 +29,8 @@ func TestReaderSharesOnlyLaterReads(t *testing.T) {
 	if n := <-started; n != 1 {
 		t.Fatalf("first read started as read %d", n)
 	}
-	var wg sync.WaitGroup
-	later := make([]int64, 5)
-	for i := range later {
-		wg.Add(1)
-		go func() { defer wg.Done(); later[i], _ = r.Current(ctx) }()
-	}
-	waitFor(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.next != nil && r.next.callers == 5 })
+	later := call(ctx, r, 5)
+	waitJoined(t, r, func() bool { return r.next != nil && r.next.callers == 5 })
 	release <- struct{}{}
 	if rev := <-first; rev != 100 {
 		t.Fatalf("first caller got %d, want 100", rev)
@@ -44,8 +39,7 @@ func TestReaderSharesOnlyLaterReads(t *testing.T) {
 		t.Fatalf("second read started as read %d", n)
 	}
 	release <- struct{}{}
-	wg.Wait()
-	for i, rev := range later {
+	for i, rev := range later() {
 		if rev != 200 {
 			t.Fatalf("caller %d arriving during read 1 got %d, want 200 (read 2)", i, rev)
 		}
@@ -67,21 +61,10 @@ func TestReaderJoinsReadNotStarted(t *testing.T) {
 	r := New(func(ctx context.Context) (int64, error) { return 100 * reads.Add(1), nil }, time.Minute)
 	hold := make(chan struct{})
 	r.yield = func() { <-hold }
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	got := make([]int64, 6)
-	for i := range got {
-		wg.Add(1)
-		go func() { defer wg.Done(); got[i], _ = r.Current(ctx) }()
-	}
-	waitFor(t, func() bool {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.inFlight != nil && r.inFlight.callers == 6 && r.next == nil
-	})
+	got := call(context.Background(), r, 6)
+	waitJoined(t, r, func() bool { return r.inFlight != nil && r.inFlight.callers == 6 && r.next == nil })
 	close(hold)
-	wg.Wait()
-	for i, rev := range got {
+	for i, rev := range got() {
 		if rev != 100 {
 			t.Fatalf("caller %d got %d, want 100 (the one read)", i, rev)
 		}
@@ -116,4 +99,21 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 5s")
 		}
 	}
+}
+
+// call starts n concurrent calls of r.Current; the function it returns
+// waits for them and returns what each got.
+func call(ctx context.Context, r *Reader, n int) func() []int64 {
+	var wg sync.WaitGroup
+	revs := make([]int64, n)
+	for i := range revs {
+		wg.Go(func() { revs[i], _ = r.Current(ctx) })
+	}
+	return func() []int64 { wg.Wait(); return revs }
+}
+
+// waitJoined waits until joined, called under r's lock, holds.
+func waitJoined(t *testing.T, r *Reader, joined func() bool) {
+	t.Helper()
+	waitFor(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return joined() })
 }
