@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
@@ -77,7 +79,7 @@ func (endpoint) AllowsStreamSchema(s string) bool  { return s == "watch" }
 // entry wins, else 406 with its words. A watch cannot be YAML, which has no
 // stream framing.
 func negotiate(r *http.Request, protobuf, watch bool) (media, error) {
-	opts, ok := negotiation.NegotiateMediaTypeOptions(r.Header.Get("Accept"), mediaTypes, endpoint{protobuf: protobuf})
+	opts, ok := negotiated(r.Header.Get("Accept"), false, endpoint{protobuf: protobuf})
 	if !ok {
 		return media{}, notAcceptable(false)
 	}
@@ -131,9 +133,58 @@ func plainEncoding(r *http.Request) encoding {
 	if accept == "" {
 		return encodingJSON
 	}
-	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, mediaTypes, negotiation.DefaultEndpointRestrictions)
+	opts, ok := negotiated(accept, true, endpoint{})
 	if !ok {
 		return encodingJSON
 	}
 	return encodingOf(opts.Accepted.MediaType)
+}
+
+// negotiations remembers the outcome of negotiating each Accept value,
+// per endpoint: a client sends the same value on every request, and
+// parsing it (goautoneg) was about 3% of a GET's CPU in BenchmarkServeGet's
+// profile, twice per request (the errors' encoding and the answer's). The
+// outcome depends on the value and the endpoint alone. Bounded by count
+// and by a value's length; other values are negotiated each time.
+var negotiations struct {
+	sync.Map // negotiationKey → *negotiatedMedia
+	n        atomic.Int32
+}
+
+const (
+	maxNegotiations      = 512
+	maxNegotiationAccept = 256
+)
+
+// negotiationKey is an Accept value and what it was negotiated for: a
+// kind's endpoint (with or without protobuf), or no kind's (plain).
+type negotiationKey struct {
+	accept          string
+	protobuf, plain bool
+}
+
+type negotiatedMedia struct {
+	opts negotiation.MediaTypeOptions
+	ok   bool
+}
+
+// negotiated is kube-apiserver's negotiation of accept for e or, when
+// plain, under no kind's restrictions (plainEncoding), remembered. Callers
+// do not change what it returns.
+func negotiated(accept string, plain bool, e endpoint) (negotiation.MediaTypeOptions, bool) {
+	key := negotiationKey{accept: accept, protobuf: e.protobuf, plain: plain}
+	if v, ok := negotiations.Load(key); ok {
+		m := v.(*negotiatedMedia)
+		return m.opts, m.ok
+	}
+	var restrict negotiation.EndpointRestrictions = e
+	if plain {
+		restrict = negotiation.DefaultEndpointRestrictions
+	}
+	opts, ok := negotiation.NegotiateMediaTypeOptions(accept, mediaTypes, restrict)
+	if len(accept) <= maxNegotiationAccept && negotiations.n.Load() < maxNegotiations &&
+		negotiations.n.Add(1) <= maxNegotiations {
+		negotiations.Store(key, &negotiatedMedia{opts: opts, ok: ok})
+	}
+	return opts, ok
 }

@@ -35,7 +35,8 @@ const (
 )
 
 // TestNegotiate: the form and encoding kube-apiserver picks for the Accept
-// headers clients send, for a built-in kind (protobuf) and a custom one.
+// headers clients send, for a built-in kind (protobuf) and a custom one,
+// negotiated and then remembered (each case runs twice).
 func TestNegotiate(t *testing.T) {
 	watch406 := "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 	tests := []struct {
@@ -64,7 +65,7 @@ func TestNegotiate(t *testing.T) {
 		{name: "Table of another group", accept: "application/json;as=Table;v=v1;g=example.com", protobuf: true, err: notAcceptableMessage},
 		{name: "CBOR", accept: "application/cbor", protobuf: true, err: notAcceptableMessage},
 	}
-	for _, tc := range tests {
+	for _, tc := range append(tests, tests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
 			if tc.accept != "" {
@@ -82,6 +83,35 @@ func TestNegotiate(t *testing.T) {
 				t.Errorf("negotiate = %+v, %v; want %+v", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestNegotiationsBounded: past maxNegotiations distinct Accept values,
+// and for values longer than maxNegotiationAccept, the outcome is
+// negotiated each time and not remembered, and is still right.
+func TestNegotiationsBounded(t *testing.T) {
+	long := acceptProtobuf + ";q=0.9," + strings.Repeat("x", maxNegotiationAccept) + "/y"
+	for i := range maxNegotiations + 10 {
+		accept := fmt.Sprintf("application/json;q=0.%d,application/vnd.kubernetes.protobuf", i+1)
+		if i%2 == 1 {
+			accept = long
+		}
+		r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
+		r.Header.Set("Accept", accept)
+		if got, err := negotiate(r, true, false); err != nil || got != (media{enc: encodingProtobuf}) {
+			t.Fatalf("negotiate(%q) = %+v, %v; want protobuf", accept, got, err)
+		}
+	}
+	n := 0
+	negotiations.Range(func(k, _ any) bool {
+		if len(k.(negotiationKey).accept) > maxNegotiationAccept {
+			t.Errorf("remembered a value of %d bytes", len(k.(negotiationKey).accept))
+		}
+		n++
+		return true
+	})
+	if n > maxNegotiations {
+		t.Errorf("%d negotiations remembered, want at most %d", n, maxNegotiations)
 	}
 }
 
