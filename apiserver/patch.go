@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/stratadev/strata/fieldmanager"
+	"github.com/stratadev/strata/internal/jsonenc"
 	"github.com/stratadev/strata/internal/jsontape"
 	"github.com/stratadev/strata/registry"
 	strataschema "github.com/stratadev/strata/schema"
@@ -59,7 +60,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
 	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
 	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
-		current, err := json.Marshal(cur.Object)
+		current, err := jsonenc.Marshal(cur.Object)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}

@@ -1,6 +1,6 @@
 package storage
 
-import "encoding/json"
+import "github.com/stratadev/strata/internal/jsonenc"
 
 // fieldsTableBytes bounds the JSON a fieldsTable keeps as keys; past it the
 // table starts afresh (objects keep what they share).
@@ -34,7 +34,7 @@ func (t *fieldsTable) share(obj map[string]any) {
 	if len(entries) == 0 {
 		return
 	}
-	b, err := json.Marshal(entries) // keys sorted: equal lists, equal JSON
+	b, err := jsonenc.Marshal(entries) // keys sorted: equal lists, equal JSON
 	if err != nil {
 		return
 	}
@@ -56,7 +56,7 @@ func (t *fieldsTable) share(obj map[string]any) {
 // shareSet returns the table's tree equal to set, adding set if it has
 // none.
 func (t *fieldsTable) shareSet(set map[string]any) map[string]any {
-	b, err := json.Marshal(set)
+	b, err := jsonenc.Marshal(set)
 	if err != nil {
 		return set
 	}
