@@ -11,7 +11,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"go.etcd.io/etcd/server/v3/storage/wal"
-	"go.uber.org/zap"
 )
 
 // lockFile is the file whose flock marks a data directory in use.
@@ -82,42 +81,6 @@ func checkDataDir(dir string) error {
 			walDir, last, db, applied, dir)
 	}
 	return nil
-}
-
-// checkWAL reads the whole log back, checking its records' checksums, as
-// etcd does before it replays it, and returns the index of its last entry
-// (or of its last committed state or snapshot, when later).
-func checkWAL(walDir string) (last uint64, err error) {
-	defer func() {
-		// The decoder panics on some malformed records.
-		if r := recover(); r != nil {
-			last, err = 0, fmt.Errorf("etcd: write-ahead log %s is damaged: %v", walDir, r)
-		}
-	}()
-	lg := zap.NewNop()
-	snaps, err := wal.ValidSnapshotEntries(lg, walDir)
-	if err != nil {
-		return 0, fmt.Errorf("etcd: write-ahead log %s is damaged: %w", walDir, err)
-	}
-	if len(snaps) == 0 {
-		return 0, fmt.Errorf("etcd: write-ahead log %s is damaged: it holds no committed snapshot record", walDir)
-	}
-	// From the newest snapshot record, as etcd replays it: the entries
-	// after it, not the whole log, are held in memory.
-	w, err := wal.OpenForRead(lg, walDir, snaps[len(snaps)-1])
-	if err != nil {
-		return 0, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
-	}
-	defer w.Close()
-	_, state, ents, err := w.ReadAll()
-	if err != nil {
-		return 0, fmt.Errorf("etcd: write-ahead log %s is damaged: %w", walDir, err)
-	}
-	last = max(state.GetCommit(), snaps[len(snaps)-1].GetIndex())
-	if n := len(ents); n > 0 {
-		last = max(last, ents[n-1].GetIndex())
-	}
-	return last, nil
 }
 
 // checkBolt opens the database read-only and checks it: its meta pages,
