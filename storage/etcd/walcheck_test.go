@@ -11,6 +11,8 @@ import (
 	"go.etcd.io/etcd/server/v3/storage/wal/walpb"
 	"go.etcd.io/raft/v3/raftpb"
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // checkWALTwoPass is the check as etcd's own functions make it, reading
@@ -195,5 +197,45 @@ func BenchmarkCheckWAL(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEntryIndex: the index entryIndex reads is the one etcd decodes, for
+// entries as etcd encodes them and with fields reordered, repeated,
+// unknown or of another wire type; a message cut short is an error.
+func TestEntryIndex(t *testing.T) {
+	encoded, err := proto.Marshal(&raftpb.Entry{Index: new(uint64(1 << 40)), Term: new(uint64(7)),
+		Type: new(raftpb.EntryConfChange), Data: []byte("data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		index3  = protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 99)
+		index4  = protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 5)
+		data    = protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), []byte("x"))
+		unknown = protowire.AppendBytes(protowire.AppendTag(nil, 9, protowire.BytesType), []byte("y"))
+		fixed   = protowire.AppendFixed64(protowire.AppendTag(nil, 3, protowire.Fixed64Type), 12)
+	)
+	for name, b := range map[string][]byte{
+		"as etcd encodes it":    encoded,
+		"data first":            append(append([]byte(nil), data...), index3...),
+		"index repeated":        append(append([]byte(nil), index3...), index4...),
+		"unknown field":         append(append([]byte(nil), unknown...), index3...),
+		"index of another type": append(append([]byte(nil), index3...), fixed...),
+		"no index":              data,
+		"empty":                 nil,
+	} {
+		want := wal.MustUnmarshalEntry(b).GetIndex()
+		if got, err := entryIndex(b); err != nil || got != want {
+			t.Errorf("%s: entryIndex = %d, %v; etcd decodes %d", name, got, err, want)
+		}
+	}
+	for _, cut := range []int{1, 3, len(encoded) - 1} {
+		if _, err := entryIndex(encoded[:cut]); err == nil {
+			t.Errorf("cut at %d of %d bytes: no error", cut, len(encoded))
+		}
+		if err := proto.Unmarshal(encoded[:cut], &raftpb.Entry{}); err == nil {
+			t.Errorf("cut at %d: proto.Unmarshal takes it, the test's premise is wrong", cut)
+		}
 	}
 }
