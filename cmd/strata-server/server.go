@@ -50,8 +50,10 @@ SIGINT or SIGTERM.
 			if err != nil {
 				return err
 			}
+			restoreGC := relaxGCForStart(os.Getenv)
 			running, err := server.Start(ctx, o)
 			stopProfile()
+			restoreGC()
 			if err != nil {
 				return err
 			}
