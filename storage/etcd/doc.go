@@ -11,7 +11,8 @@
 // instead, optionally with TLS (CAFile, CertFile, KeyFile).
 //
 // Before the member starts, its directory is locked against a second process
-// and checked for the damage etcd would hang or panic on (datadir.go).
+// and checked for the damage etcd would hang or panic on (datadir.go; the
+// write-ahead log, read once, in walcheck.go).
 //
 // The shape follows the k8s.io/apiserver pattern: Options (what a user or a flag
 // set says) → Complete → Config (validated, sockets or ports chosen) → NewServer
