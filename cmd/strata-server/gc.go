@@ -6,9 +6,9 @@ import "runtime/debug"
 // A start loads every stored object into the watch caches: the heap grows
 // from nothing to its working size, and at GOGC 100 each doubling is a
 // collection that marks a heap which only grows. On 20,000 ConfigMaps of
-// 1 KiB, collections took a quarter of the start's CPU (bench/README.md,
-// issue 18); at 400, the start to ready took 0.76-0.91 s instead of
-// 1.11-1.31 s (four starts each).
+// 1 KiB, collections took about a quarter of the start's CPU
+// (bench/README.md, issue 18); with GOGC=400 in the environment, the start
+// to ready took 0.76-0.91 s instead of 1.11-1.31 s (four starts each).
 const startGCPercent = 400
 
 // relaxGCForStart raises the collector's target for the start, unless

@@ -177,7 +177,7 @@ func (l *walLog) lastIndex() (uint64, error) {
 
 // openWALFiles opens, in order, the files etcd reads as the log: those
 // named as it names them (sequence-index.wal), with sequence numbers that
-// follow on.
+// follow on. None is an empty log, which holds no snapshot record.
 func openWALFiles(walDir string) ([]*os.File, error) {
 	entries, err := os.ReadDir(walDir)
 	if err != nil {
@@ -194,9 +194,6 @@ func openWALFiles(walDir string) ([]*os.File, error) {
 			continue // etcd ignores it too
 		}
 		names, seqs = append(names, e.Name()), append(seqs, seq)
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("etcd: write-ahead log %s is damaged: it holds no committed snapshot record", walDir)
 	}
 	slices.Sort(names) // fixed-width hexadecimal: by sequence
 	slices.Sort(seqs)
