@@ -39,7 +39,7 @@ func checkWAL(walDir string) (last uint64, err error) {
 		}
 	}()
 	damaged := func(err error) error { return fmt.Errorf("etcd: write-ahead log %s is damaged: %w", walDir, err) }
-	files, err := openWALFiles(walDir)
+	files, firstIndex, err := openWALFiles(walDir)
 	if err != nil {
 		return 0, err
 	}
@@ -54,7 +54,7 @@ func checkWAL(walDir string) (last uint64, err error) {
 	}
 	l, err := readLog(wal.NewDecoder(readers...))
 	if err == nil {
-		last, err = l.lastIndex()
+		last, err = l.lastIndex(firstIndex)
 	}
 	if err != nil {
 		return 0, damaged(err)
@@ -144,10 +144,11 @@ func entryIndex(b []byte) (uint64, error) {
 }
 
 // lastIndex replays what WAL.ReadAll does from the newest committed
-// snapshot record: entries after it must follow on without a gap (a later
-// entry may replace earlier ones from its index on), and the last one
-// read is the log's last entry.
-func (l *walLog) lastIndex() (uint64, error) {
+// snapshot record: it reads from the last file whose name's index is at
+// most the snapshot's (firstIndex is the first file's), entries after the
+// snapshot must follow on without a gap (a later entry may replace earlier
+// ones from its index on), and the last one read is the log's last entry.
+func (l *walLog) lastIndex(firstIndex uint64) (uint64, error) {
 	var start *walpb.Snapshot
 	for _, s := range l.snaps {
 		if s.GetIndex() <= l.state.GetCommit() {
@@ -156,6 +157,13 @@ func (l *walLog) lastIndex() (uint64, error) {
 	}
 	if start == nil {
 		return 0, errors.New("it holds no committed snapshot record")
+	}
+	if start.GetIndex() < firstIndex {
+		// A snapshot is written after the entries it covers, maybe into a
+		// later file than theirs; etcd keeps their file until a later
+		// snapshot, and opens the log there.
+		return 0, fmt.Errorf("its newest committed snapshot is of entry %d, before its first file (from entry %d): %w",
+			start.GetIndex(), firstIndex, wal.ErrFileNotFound)
 	}
 	for _, s := range l.snaps {
 		if s.GetIndex() == start.GetIndex() && s.GetTerm() != start.GetTerm() {
@@ -177,11 +185,12 @@ func (l *walLog) lastIndex() (uint64, error) {
 
 // openWALFiles opens, in order, the files etcd reads as the log: those
 // named as it names them (sequence-index.wal), with sequence numbers that
-// follow on. None is an empty log, which holds no snapshot record.
-func openWALFiles(walDir string) ([]*os.File, error) {
+// follow on. None is an empty log, which holds no snapshot record. It
+// returns the first file's index too, the first entry it may hold.
+func openWALFiles(walDir string) (files []*os.File, firstIndex uint64, err error) {
 	entries, err := os.ReadDir(walDir)
 	if err != nil {
-		return nil, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
+		return nil, 0, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
 	}
 	var names []string
 	var seqs []uint64
@@ -199,19 +208,23 @@ func openWALFiles(walDir string) ([]*os.File, error) {
 	slices.Sort(seqs)
 	for i := 1; i < len(seqs); i++ {
 		if seqs[i] != seqs[i-1]+1 {
-			return nil, fmt.Errorf("etcd: write-ahead log %s is damaged: file %d of its sequence is missing", walDir, seqs[i-1]+1)
+			return nil, 0, fmt.Errorf("etcd: write-ahead log %s is damaged: file %d of its sequence is missing", walDir, seqs[i-1]+1)
 		}
 	}
-	files := make([]*os.File, 0, len(names))
+	files = make([]*os.File, 0, len(names))
 	for _, name := range names {
 		f, err := os.Open(filepath.Join(walDir, name))
 		if err != nil {
 			for _, f := range files {
 				f.Close()
 			}
-			return nil, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
+			return nil, 0, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
 		}
 		files = append(files, f)
 	}
-	return files, nil
+	if len(names) > 0 {
+		var seq uint64
+		fmt.Sscanf(names[0], "%016x-%016x.wal", &seq, &firstIndex) // parsed above
+	}
+	return files, firstIndex, nil
 }

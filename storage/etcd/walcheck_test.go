@@ -98,12 +98,47 @@ func writeWAL(t *testing.T, steps []walStep) string {
 	return dir
 }
 
+// writeWALFiles writes a log of steps as writeWAL does, cutting a new
+// file once one holds segmentBytes, and removes the first drop files (as
+// etcd purges the files a snapshot has made unnecessary). It returns the
+// directory and the names of the files left.
+func writeWALFiles(t *testing.T, segmentBytes int64, drop int, steps []walStep) (string, []string) {
+	t.Helper()
+	defer func(was int64) { wal.SegmentSizeBytes = was }(wal.SegmentSizeBytes)
+	wal.SegmentSizeBytes = segmentBytes
+	dir := writeWAL(t, steps)
+	files, err := filepath.Glob(filepath.Join(dir, "*.wal"))
+	if err != nil || len(files) <= drop {
+		t.Fatalf("WAL files of %s: %v, %v; want more than %d", dir, files, err, drop)
+	}
+	for _, f := range files[:drop] {
+		must(t, os.Remove(f))
+	}
+	return dir, files[drop:]
+}
+
 // TestCheckWALAsEtcdReadsIt: on logs etcd wrote (synthetic ones with
-// several snapshot records, replaced entries and a gap, and a member's),
-// intact and then cut at every 61st byte or with a byte changed at every
-// 97th (of what was written), the one-pass check finds the same last index as etcd's two passes,
-// and fails where they fail.
+// several snapshot records, replaced entries and a gap, in one file or
+// several, some of them purged, and a member's), intact and then cut at
+// every 61st byte or with a byte changed at every 97th (of what was
+// written), the one-pass check finds the same last index as etcd's two
+// passes, and fails where they fail.
 func TestCheckWALAsEtcdReadsIt(t *testing.T) {
+	// Entries of 22 bytes of data take about 50 bytes of log: 1 KiB
+	// files hold about 20 of them.
+	const segment = 1 << 10
+	severalSnapshots := []walStep{
+		{commit: 20, entries: entries(1, 30, 2)}, {snap: snapAt(15, 2)},
+		{commit: 40, entries: entries(31, 45, 2)}, {snap: snapAt(40, 2)},
+		{commit: 70, entries: entries(46, 80, 2)}, {snap: snapAt(70, 2)},
+		{commit: 90, entries: entries(81, 95, 2)},
+	}
+	// The snapshot of entry 45 is written after the file holding it was
+	// cut: etcd reads the log from that file, and cannot once it is gone.
+	snapshotBehind := []walStep{
+		{commit: 40, entries: entries(1, 50, 2)}, {snap: snapAt(45, 2)},
+		{commit: 55, entries: entries(51, 60, 2)},
+	}
 	logs := []struct {
 		name  string
 		dir   string
@@ -121,6 +156,10 @@ func TestCheckWALAsEtcdReadsIt(t *testing.T) {
 			{commit: 5, entries: entries(1, 5, 2)}, {commit: 5, entries: entries(8, 9, 2)},
 		}), 0, true},
 		{"a member's", filepath.Join(populated(t), "member", "wal"), 0, false},
+		{"several files", first(writeWALFiles(t, segment, 0, severalSnapshots)), 95, false},
+		{"several files, the first purged", first(writeWALFiles(t, segment, 1, severalSnapshots)), 95, false},
+		{"several files, the newest snapshot's first file purged", first(writeWALFiles(t, segment, 1, snapshotBehind)), 0, true},
+		{"several files, the newest snapshot's first file kept", first(writeWALFiles(t, segment, 0, snapshotBehind)), 60, false},
 	}
 	for _, l := range logs {
 		dir := l.dir
@@ -130,28 +169,41 @@ func TestCheckWALAsEtcdReadsIt(t *testing.T) {
 			}
 			compareChecks(t, "intact", dir)
 			files, err := filepath.Glob(filepath.Join(dir, "*.wal"))
-			if err != nil || len(files) != 1 {
+			if err != nil || len(files) == 0 {
 				t.Fatalf("WAL files of %s: %v, %v", dir, files, err)
 			}
-			file := files[0]
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// etcd preallocates the file (64 MiB of zeros): only what was
-			// written is cut or changed.
-			data = data[:len(bytes.TrimRight(data, "\x00"))+8]
-			for cut := 0; cut < len(data); cut += 61 {
-				must(t, os.WriteFile(file, data[:cut], 0o600))
-				compareChecks(t, "cut at "+strconv.Itoa(cut), dir)
-			}
-			for at := 0; at < len(data); at += 97 {
-				changed := append([]byte(nil), data...)
-				changed[at] ^= 0x5a
-				must(t, os.WriteFile(file, changed, 0o600))
-				compareChecks(t, "byte "+strconv.Itoa(at)+" changed", dir)
+			for _, file := range files {
+				damageEach(t, dir, file)
 			}
 		})
+	}
+}
+
+func first(dir string, _ []string) string { return dir }
+
+// damageEach cuts file at every 61st byte and changes every 97th byte of
+// it, one at a time, comparing the checks of dir each time, and then
+// restores it.
+func damageEach(t *testing.T, dir, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { must(t, os.WriteFile(file, data, 0o600)) }()
+	// etcd preallocates the file (64 MiB of zeros): only what was
+	// written is cut or changed.
+	written := data[:min(len(data), len(bytes.TrimRight(data, "\x00"))+8)]
+	name := filepath.Base(file)
+	for cut := 0; cut < len(written); cut += 61 {
+		must(t, os.WriteFile(file, written[:cut], 0o600))
+		compareChecks(t, name+" cut at "+strconv.Itoa(cut), dir)
+	}
+	for at := 0; at < len(written); at += 97 {
+		changed := append([]byte(nil), written...)
+		changed[at] ^= 0x5a
+		must(t, os.WriteFile(file, changed, 0o600))
+		compareChecks(t, name+" byte "+strconv.Itoa(at)+" changed", dir)
 	}
 }
 
