@@ -44,9 +44,45 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 
 // load reads and decodes the prefix in pages of relistPage, the first at
 // the newest revision and the others at the same one (a compaction in
-// between fails it, and run lists again).
+// between fails it, and run lists again). etcd reads the next page while
+// this one is decoded and added: on 20,000 ConfigMaps the reading was a
+// third of the load's CPU, on one core, while the adding, on one core
+// too, waited for it (issue 18).
 func (c *watchCache) load(ctx context.Context) (cacheState, int64, error) {
 	st := cacheState{objs: map[string]*entry{}, corrupt: map[string]*Error{}, keys: newKeySet()}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan loadedPage, 1)
+	go c.readPages(ctx, pages)
+	var rev int64
+	for p := range pages {
+		if p.err != nil {
+			return st, 0, p.err
+		}
+		rev = p.rev
+		objs, errs := c.s.decodeAll(p.kvs)
+		for i, kv := range p.kvs {
+			c.addLoaded(&st, kv, objs[i], errs[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return st, 0, err // the reading stopped early
+	}
+	return st, rev, nil
+}
+
+// loadedPage is one page of the prefix as etcd returned it, at revision
+// rev, or the error that ended the reading.
+type loadedPage struct {
+	kvs []*mvccpb.KeyValue
+	rev int64
+	err error
+}
+
+// readPages reads the prefix in pages into pages, and closes it after the
+// last page or an error, or once ctx ends.
+func (c *watchCache) readPages(ctx context.Context, pages chan<- loadedPage) {
+	defer close(pages)
 	end := clientv3.GetPrefixRangeEnd(c.s.prefix)
 	from, rev := c.s.prefix, int64(0)
 	for {
@@ -55,18 +91,20 @@ func (c *watchCache) load(ctx context.Context) (cacheState, int64, error) {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
 		resp, err := c.s.client.Get(ctx, from, opts...)
-		if err != nil {
-			return st, 0, err
+		p := loadedPage{err: err}
+		if err == nil {
+			if rev == 0 {
+				rev = resp.Header.Revision
+			}
+			p = loadedPage{kvs: resp.Kvs, rev: rev}
 		}
-		if rev == 0 {
-			rev = resp.Header.Revision
+		select {
+		case pages <- p:
+		case <-ctx.Done():
+			return
 		}
-		objs, errs := c.s.decodeAll(resp.Kvs)
-		for i, kv := range resp.Kvs {
-			c.addLoaded(&st, kv, objs[i], errs[i])
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return st, rev, nil
+		if err != nil || !resp.More || len(resp.Kvs) == 0 {
+			return
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
