@@ -118,7 +118,10 @@ func (s childSpec) runFloor(ctx context.Context) error {
 		return fmt.Errorf("etcd client: %w", err)
 	}
 	defer raw.Close()
-	srv := serveFloor(raw, s.Value)
+	srv, err := serveFloor(raw, s.Value)
+	if err != nil {
+		return err
+	}
 	defer srv.Close()
 	fmt.Println("ready", srv.URL)
 	<-ctx.Done()

@@ -15,6 +15,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/apiserver"
 )
 
 // The floor is what any API server in front of etcd pays for a request,
@@ -119,12 +121,16 @@ func floorHandler(raw *clientv3.Client, value string) http.Handler {
 	})
 }
 
-// serveFloor starts the floor server on a free loopback port.
-func serveFloor(raw *clientv3.Client, value string) *httptest.Server {
+// serveFloor starts the floor server on a free loopback port, with
+// strata's HTTP/2 server: the floor's transport is strata's.
+func serveFloor(raw *clientv3.Client, value string) (*httptest.Server, error) {
 	srv := httptest.NewUnstartedServer(floorHandler(raw, value)) // on 127.0.0.1
 	srv.EnableHTTP2 = true
+	if err := apiserver.ConfigureHTTP2(srv.Config); err != nil {
+		return nil, fmt.Errorf("bench: floor server: %w", err)
+	}
 	srv.StartTLS()
-	return srv
+	return srv, nil
 }
 
 // startFloor starts the floor server: in this process when inProcess is
@@ -133,8 +139,11 @@ func (e *env) startFloor(ctx context.Context, inProcess bool, value string) (*fl
 	f := &floor{}
 	url := ""
 	if inProcess {
-		f.srv = serveFloor(e.raw, value)
-		url = f.srv.URL
+		srv, err := serveFloor(e.raw, value)
+		if err != nil {
+			return nil, err
+		}
+		f.srv, url = srv, srv.URL
 	} else {
 		spec := childSpec{Mode: childFloor, EtcdServers: e.etcd.endpoints, Value: value}
 		p, words, err := startChild(ctx, spec, filepath.Join(e.tmp, "floor.log"))

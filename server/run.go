@@ -293,6 +293,11 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 	}
 	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	if !o.PlainHTTP {
+		if err := apiserver.ConfigureHTTP2(httpSrv); err != nil {
+			return fail(err)
+		}
+	}
 	compactCtx, stopCompaction := context.WithCancel(context.Background())
 	if o.CompactionInterval >= 0 {
 		go storage.NewCompactor(client, o.CompactionInterval, log).Run(compactCtx)
