@@ -156,13 +156,13 @@ type Server struct {
 	openapi    *OpenAPIBuild
 	ctx        context.Context
 	cancel     context.CancelFunc
-	// watchesEnd closes when EndWatches is called.
-	watchesEnd     chan struct{}
-	endWatchesOnce sync.Once
-	seenReady      chan struct{} // see SeenReady
-	seenReadyOnce  sync.Once
-	countOnce      sync.Once // starts countObjects
-	log            *slog.Logger
+	// watches ends when EndWatches is called.
+	watches       context.Context
+	endWatches    context.CancelFunc
+	seenReady     chan struct{} // see SeenReady
+	seenReadyOnce sync.Once
+	countOnce     sync.Once // starts countObjects
+	log           *slog.Logger
 	// converters convert custom resources between versions; services
 	// resolves their webhooks' service references (crconvert.go).
 	converters *registry.CRConverters
@@ -190,8 +190,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, watchesEnd: make(chan struct{}),
-		seenReady: make(chan struct{})}
+	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, log: cfg.Logger, seenReady: make(chan struct{})}
+	s.watches, s.endWatches = context.WithCancel(context.Background())
 	var err error
 	if s.converters, err = registry.NewCRConverters(&s.services, cfg.WebhookAuthWrapper); err != nil {
 		cancel()
@@ -270,7 +270,7 @@ func (s *Server) KnownResource(gvr schema.GroupVersionResource, subresource stri
 // first step of a graceful shutdown, which then waits for the other
 // requests in flight.
 func (s *Server) EndWatches() {
-	s.endWatchesOnce.Do(func() { close(s.watchesEnd) })
+	s.endWatches()
 }
 
 // newResource starts the store of a kind; a review has none.

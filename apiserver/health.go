@@ -42,7 +42,7 @@ func (s *Server) installHealth(mux *http.ServeMux) {
 		ready = append(ready, s.healthCheck(c.Name, c.Check))
 	}
 	healthz.InstallPathHandlerWithHealthyFunc(mux, "/readyz", s.markSeenReady,
-		append(ready, healthz.NewShutdownHealthz(s.watchesEnd))...)
+		append(ready, healthz.NewShutdownHealthz(s.watches.Done()))...)
 }
 
 // SeenReady is closed once /readyz has first answered 200: a client (a

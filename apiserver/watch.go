@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -66,41 +67,66 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, c *call) {
 		flusher.Flush()
 	}
 	gvr := c.res.kind.GroupVersionResource()
+	next, stop := s.nextEvent(r.Context(), watcher)
+	defer stop()
 	for {
-		select {
-		case <-r.Context().Done():
+		ev, ok := next()
+		if !ok {
 			return
-		case <-s.watchesEnd:
+		}
+		data, err := s.encodeEvent(r, c, tableOpts, ev)
+		if err != nil {
+			data, _ = s.encodeEvent(r, c, nil, watch.Event{Type: watch.Error, Object: statusOf(err)})
+		}
+		// kube-apiserver prints a Table's column definitions in the
+		// first event only.
+		if tableOpts != nil && !tableOpts.NoHeaders {
+			tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
+		}
+		// data may be shared with other watchers (the event cache):
+		// the newline goes separately, never appended to it.
+		if _, err := w.Write(data); err != nil {
 			return
-		case ev, ok := <-watcher.ResultChan():
-			if !ok {
-				return
-			}
-			data, err := s.encodeEvent(r, c, tableOpts, ev)
-			if err != nil {
-				data, _ = s.encodeEvent(r, c, nil, watch.Event{Type: watch.Error, Object: statusOf(err)})
-			}
-			// kube-apiserver prints a Table's column definitions in the
-			// first event only.
-			if tableOpts != nil && !tableOpts.NoHeaders {
-				tableOpts = &metav1.TableOptions{NoHeaders: true, IncludeObject: tableOpts.IncludeObject}
-			}
-			// data may be shared with other watchers (the event cache):
-			// the newline goes separately, never appended to it.
-			if _, err := w.Write(data); err != nil {
-				return
-			}
-			if _, err := w.Write(separator); err != nil {
-				return
-			}
-			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.WatchEventSent(gvr, len(data)+len(separator))
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
+		}
+		if _, err := w.Write(separator); err != nil {
+			return
+		}
+		if s.cfg.Metrics != nil {
+			s.cfg.Metrics.WatchEventSent(gvr, len(data)+len(separator))
+		}
+		if flusher != nil {
+			flusher.Flush()
 		}
 	}
+}
+
+// puller is a watch whose events its reader takes in its own goroutine
+// (storage's watch cache): no goroutine hands them over.
+type puller interface {
+	Next(ctx context.Context) (watch.Event, bool)
+}
+
+// nextEvent returns what reads watcher's events one at a time, until the
+// watch, the request (ctx) or every watch (EndWatches) ends, and what
+// ends the reading.
+func (s *Server) nextEvent(ctx context.Context, watcher watch.Interface) (next func() (watch.Event, bool), stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stopAfter := context.AfterFunc(s.watches, cancel)
+	stop = func() {
+		stopAfter()
+		cancel()
+	}
+	if p, ok := watcher.(puller); ok {
+		return func() (watch.Event, bool) { return p.Next(ctx) }, stop
+	}
+	return func() (watch.Event, bool) {
+		select {
+		case ev, ok := <-watcher.ResultChan():
+			return ev, ok
+		case <-ctx.Done():
+			return watch.Event{}, false
+		}
+	}, stop
 }
 
 // encodeEvent encodes one event in the negotiated form and encoding;

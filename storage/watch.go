@@ -75,7 +75,7 @@ func (c *watchCache) startWatch(ctx context.Context, prefix string, p watchPlan,
 	c.nextID++
 	w.id = c.nextID
 	c.watchers[w.id] = w
-	go w.run(ctx)
+	w.ctx = ctx // ResultChan's goroutine, if it is read that way
 	return w, nil
 }
 

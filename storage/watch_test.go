@@ -294,3 +294,64 @@ func TestWatchOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchNext: a watch read through Next, in the reader's goroutine (as
+// the API server reads it), delivers the state and the changes, and ends
+// with the reader's context, the watch's timeout or Stop, each time
+// leaving the cache's watchers.
+func TestWatchNext(t *testing.T) {
+	s := newTestStore(t)
+	latest := rvOf(t, mustCreate(t, s, widget("n", "w1", nil)))
+	if err := s.cache.waitRevision(context.Background(), latest, 0); err != nil {
+		t.Fatal(err)
+	}
+	pulled := func(opts ListOptions) *cacheWatcher {
+		w, err := s.Watch(context.Background(), "n", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		return w.(*cacheWatcher)
+	}
+	next := func(w *cacheWatcher, ctx context.Context, typ watch.EventType, name string) {
+		t.Helper()
+		ev, ok := w.Next(ctx)
+		obj, _ := ev.Object.(*unstructured.Unstructured)
+		if !ok || ev.Type != typ || obj.GetName() != name {
+			t.Fatalf("Next = %s %v, %t; want %s %q", ev.Type, ev.Object, ok, typ, name)
+		}
+	}
+	ended := func(w *cacheWatcher, ctx context.Context) {
+		t.Helper()
+		if ev, ok := w.Next(ctx); ok {
+			t.Fatalf("Next = %s %v, want the end", ev.Type, ev.Object)
+		}
+		s.cache.mu.Lock()
+		_, still := s.cache.watchers[w.id]
+		s.cache.mu.Unlock()
+		if still {
+			t.Fatal("an ended watch is still among the cache's watchers")
+		}
+	}
+	bg := context.Background()
+
+	t.Run("context", func(t *testing.T) {
+		w := pulled(ListOptions{ResourceVersion: "0"})
+		next(w, bg, watch.Added, "w1")
+		mustCreate(t, s, widget("n", "w2", nil))
+		next(w, bg, watch.Added, "w2")
+		ctx, cancel := context.WithCancel(bg)
+		time.AfterFunc(50*time.Millisecond, cancel)
+		ended(w, ctx)
+		ended(w, bg) // and stays ended
+	})
+	t.Run("timeout", func(t *testing.T) {
+		w := pulled(ListOptions{ResourceVersion: fmt.Sprint(s.cache.revision()), Timeout: 100 * time.Millisecond})
+		ended(w, bg)
+	})
+	t.Run("stop", func(t *testing.T) {
+		w := pulled(ListOptions{ResourceVersion: fmt.Sprint(s.cache.revision())})
+		time.AfterFunc(50*time.Millisecond, w.Stop)
+		ended(w, bg)
+	})
+}

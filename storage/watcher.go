@@ -11,8 +11,9 @@ import (
 )
 
 // cacheWatcher is one client's watch on the cache. The cache pushes shared
-// events into in; run filters them by namespace prefix and selectors and
-// delivers them on out.
+// events into in; Next filters them by namespace prefix and selectors and
+// returns them, in its caller's goroutine. A watcher read through
+// ResultChan runs Next on a goroutine of its own and delivers on out.
 type cacheWatcher struct {
 	id          uint64
 	cache       *watchCache
@@ -26,12 +27,30 @@ type cacheWatcher struct {
 	out     chan watch.Event
 	done    chan struct{}
 	stop    sync.Once
+	running sync.Once // the ResultChan goroutine
 	initial []unstructured.Unstructured
 	replay  []*cacheEvent
 	minRev  int64 // events at or below are not delivered
 	seen    int64 // every change up to seen has been processed
 	sent    int64 // revision of the last event or bookmark delivered
+
+	// Next's progress: through initial, through replay, then following in
+	// with its timers, then ended.
+	phase           watchPhase
+	next            int // of initial or replay
+	tick, lead, end <-chan time.Time
+	stopTimers      func()
+	ctx             context.Context // of the ResultChan goroutine
 }
+
+type watchPhase int
+
+const (
+	phaseInitial watchPhase = iota
+	phaseReplay
+	phaseFollow
+	phaseEnded
+)
 
 // Stop implements watch.Interface.
 func (w *cacheWatcher) Stop() {
@@ -39,8 +58,13 @@ func (w *cacheWatcher) Stop() {
 	w.cache.remove(w.id)
 }
 
-// ResultChan implements watch.Interface.
-func (w *cacheWatcher) ResultChan() <-chan watch.Event { return w.out }
+// ResultChan implements watch.Interface: the first call starts the
+// goroutine that delivers on it. A watcher is read either through it or
+// through Next, never both.
+func (w *cacheWatcher) ResultChan() <-chan watch.Event {
+	w.running.Do(func() { go w.run(w.ctx) })
+	return w.out
+}
 
 func (w *cacheWatcher) sentRevOf(events []*cacheEvent) int64 {
 	if len(events) == 0 {
@@ -49,92 +73,143 @@ func (w *cacheWatcher) sentRevOf(events []*cacheEvent) int64 {
 	return events[len(events)-1].rev
 }
 
+// run delivers Next's events on out until the watch ends.
 func (w *cacheWatcher) run(ctx context.Context) {
 	defer close(w.out)
-	defer w.cache.remove(w.id)
-	if !w.sendInitial(ctx) {
-		return
-	}
-	for _, ev := range w.replay {
-		if !w.process(ctx, ev) {
-			return
-		}
-	}
-	w.replay = nil
-	w.loop(ctx)
-}
-
-// sendInitial delivers the initial state as ADDED events and, when asked,
-// the initial-events-end bookmark at the snapshot's revision.
-func (w *cacheWatcher) sendInitial(ctx context.Context) bool {
-	for i := range w.initial {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: &w.initial[i]}) {
-			return false
-		}
-	}
-	w.initial = nil
-	if !w.endBookmark {
-		return true
-	}
-	w.sent = w.seen
-	return w.send(ctx, watch.Event{Type: watch.Bookmark, Object: w.cache.s.bookmarkObject(w.seen, true)})
-}
-
-// loop delivers events and bookmarks until the watch ends.
-func (w *cacheWatcher) loop(ctx context.Context) {
-	var tick, lead, end <-chan time.Time
-	if w.bookmarks {
-		t := time.NewTicker(w.cache.s.cfg.BookmarkInterval)
-		defer t.Stop()
-		tick = t.C
-	}
-	if w.timeout > 0 {
-		te := time.NewTimer(w.timeout)
-		defer te.Stop()
-		end = te.C
-		if w.bookmarks {
-			tl := time.NewTimer(w.timeout - bookmarkLead(w.timeout))
-			defer tl.Stop()
-			lead = tl.C
-		}
-	}
 	for {
-		ok := true
-		select {
-		case ev, open := <-w.in:
-			ok = open && w.process(ctx, ev)
-		case <-tick:
-			ok = w.bookmark(ctx, false)
-		case <-lead:
-			ok = w.bookmark(ctx, true)
-		case <-end:
-			return
-		case <-w.done:
-			return
-		case <-ctx.Done():
-			return
-		}
+		ev, ok := w.Next(ctx)
 		if !ok {
 			return
 		}
+		select {
+		case w.out <- ev:
+		case <-w.done:
+			w.finish()
+			return
+		case <-ctx.Done():
+			w.finish()
+			return
+		}
 	}
 }
 
-// process delivers one cache event as the watcher's client should see it.
-func (w *cacheWatcher) process(ctx context.Context, ev *cacheEvent) bool {
+// Next returns the next event the watcher's client should see: the
+// initial state as ADDED events and, when asked, the initial-events-end
+// bookmark at the snapshot's revision; the replayed history; then changes
+// and bookmarks until the watch ends (its timeout, Stop, ctx, or the cache
+// ending it), when it returns false. The API server's handler calls it
+// directly: an event a watch cache hands to 1,000 watchers then wakes
+// 1,000 goroutines instead of 2,000 (issue 18).
+func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
+	for {
+		switch w.phase {
+		case phaseInitial:
+			if w.next < len(w.initial) {
+				w.next++
+				return watch.Event{Type: watch.Added, Object: &w.initial[w.next-1]}, true
+			}
+			w.initial, w.next, w.phase = nil, 0, phaseReplay
+			if w.endBookmark {
+				w.sent = w.seen
+				return watch.Event{Type: watch.Bookmark, Object: w.cache.s.bookmarkObject(w.seen, true)}, true
+			}
+		case phaseReplay:
+			if w.next < len(w.replay) {
+				w.next++
+				if ev, ok := w.process(w.replay[w.next-1]); ok {
+					return ev, true
+				}
+				continue
+			}
+			w.replay, w.next, w.phase = nil, 0, phaseFollow
+			w.startTimers()
+		case phaseFollow:
+			if ev, ok, more := w.follow(ctx); ok {
+				return ev, true
+			} else if !more {
+				w.finish()
+			}
+		case phaseEnded:
+			return watch.Event{}, false
+		}
+	}
+}
+
+// startTimers starts the bookmark ticker and the timeout's timers.
+func (w *cacheWatcher) startTimers() {
+	var stops []func() bool
+	if w.bookmarks {
+		t := time.NewTicker(w.cache.s.cfg.BookmarkInterval)
+		w.tick = t.C
+		stops = append(stops, func() bool { t.Stop(); return true })
+	}
+	if w.timeout > 0 {
+		te := time.NewTimer(w.timeout)
+		w.end = te.C
+		stops = append(stops, te.Stop)
+		if w.bookmarks {
+			tl := time.NewTimer(w.timeout - bookmarkLead(w.timeout))
+			w.lead = tl.C
+			stops = append(stops, tl.Stop)
+		}
+	}
+	w.stopTimers = func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+}
+
+// follow waits for the next change or timer: an event to deliver (ok), or
+// nothing yet (more), or the end of the watch (neither).
+func (w *cacheWatcher) follow(ctx context.Context) (ev watch.Event, ok, more bool) {
+	select {
+	case ce, open := <-w.in:
+		if !open {
+			return watch.Event{}, false, false
+		}
+		ev, ok = w.process(ce)
+		return ev, ok, true
+	case <-w.tick:
+		ev, ok = w.bookmark(false)
+		return ev, ok, true
+	case <-w.lead:
+		ev, ok = w.bookmark(true)
+		return ev, ok, true
+	case <-w.end:
+	case <-w.done:
+	case <-ctx.Done():
+	}
+	return watch.Event{}, false, false
+}
+
+// finish ends the watch: its timers stop and the cache forgets it.
+func (w *cacheWatcher) finish() {
+	if w.phase == phaseEnded {
+		return
+	}
+	w.phase = phaseEnded
+	if w.stopTimers != nil {
+		w.stopTimers()
+	}
+	w.cache.remove(w.id)
+}
+
+// process is the event one cache event is for the watcher's client, if
+// any.
+func (w *cacheWatcher) process(ev *cacheEvent) (watch.Event, bool) {
 	if ev.rev <= w.minRev {
-		return true
+		return watch.Event{}, false
 	}
 	w.seen = max(w.seen, ev.rev)
 	if ev.typ == watch.Bookmark || !strings.HasPrefix(ev.key, w.prefix) {
-		return true
+		return watch.Event{}, false
 	}
 	out, ok := w.translate(ev)
-	if !ok {
-		return true
+	if ok {
+		w.sent = ev.rev
 	}
-	w.sent = ev.rev
-	return w.send(ctx, out)
+	return out, ok
 }
 
 // translate applies the selectors: an object that leaves them is DELETED
@@ -158,23 +233,12 @@ func (w *cacheWatcher) translate(ev *cacheEvent) (watch.Event, bool) {
 	return watch.Event{}, false
 }
 
-// bookmark sends a BOOKMARK at the newest revision processed, if it moved
+// bookmark is a BOOKMARK at the newest revision processed, if it moved
 // past the last event sent (always, for the one before the timeout).
-func (w *cacheWatcher) bookmark(ctx context.Context, final bool) bool {
+func (w *cacheWatcher) bookmark(final bool) (watch.Event, bool) {
 	if w.seen == 0 || (!final && w.seen <= w.sent) {
-		return true
+		return watch.Event{}, false
 	}
 	w.sent = w.seen
-	return w.send(ctx, watch.Event{Type: watch.Bookmark, Object: w.cache.s.bookmarkObject(w.seen, false)})
-}
-
-func (w *cacheWatcher) send(ctx context.Context, ev watch.Event) bool {
-	select {
-	case w.out <- ev:
-		return true
-	case <-w.done:
-		return false
-	case <-ctx.Done():
-		return false
-	}
+	return watch.Event{Type: watch.Bookmark, Object: w.cache.s.bookmarkObject(w.seen, false)}, true
 }
