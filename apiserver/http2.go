@@ -14,8 +14,8 @@ import (
 // for each frame it writes: a connection carries up to 250 streams, and
 // client-go puts a client's watches on one, so each event delivered cost
 // a walk over the idle watches beside it (6% of the CPU of the bench's
-// 1,000-watcher cell, more than strata's own serving of the events; issue
-// 18). The random scheduler keeps only the streams with frames to write,
+// in-process 1,000-watcher cell, as much as strata's watch handlers took;
+// issue 18). The random scheduler keeps only the streams with frames to write,
 // and picks among them in map order, which Go randomises.
 func ConfigureHTTP2(srv *http.Server) error {
 	h2 := &http2.Server{NewWriteScheduler: func() http2.WriteScheduler { return http2.NewRandomWriteScheduler() }}
