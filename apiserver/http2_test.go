@@ -92,9 +92,9 @@ func (s *streams) broadcast(t testing.TB, reads []chan struct{}) {
 	}
 }
 
-// TestConfigureHTTP2 serves 300 streams on one connection (more than a
-// connection's 250: client-go's transport opens a second) with every
-// stream getting each of 20 lines, in HTTP/2.
+// TestConfigureHTTP2 serves 300 streams in HTTP/2 (more than the 250 one
+// connection carries: the client opens another), every stream getting
+// each of 20 lines.
 func TestConfigureHTTP2(t *testing.T) {
 	s := newStreams(t, true)
 	reads := s.open(t, 300)

@@ -194,6 +194,7 @@ func openWALFiles(walDir string) (files []*os.File, firstIndex uint64, err error
 	}
 	var names []string
 	var seqs []uint64
+	var firstSeq uint64
 	for _, e := range entries {
 		var seq, index uint64
 		if !strings.HasSuffix(e.Name(), ".wal") {
@@ -201,6 +202,9 @@ func openWALFiles(walDir string) (files []*os.File, firstIndex uint64, err error
 		}
 		if _, err := fmt.Sscanf(e.Name(), "%016x-%016x.wal", &seq, &index); err != nil {
 			continue // etcd ignores it too
+		}
+		if len(seqs) == 0 || seq < firstSeq {
+			firstSeq, firstIndex = seq, index
 		}
 		names, seqs = append(names, e.Name()), append(seqs, seq)
 	}
@@ -221,10 +225,6 @@ func openWALFiles(walDir string) (files []*os.File, firstIndex uint64, err error
 			return nil, 0, fmt.Errorf("etcd: write-ahead log %s: %w", walDir, err)
 		}
 		files = append(files, f)
-	}
-	if len(names) > 0 {
-		var seq uint64
-		fmt.Sscanf(names[0], "%016x-%016x.wal", &seq, &firstIndex) // parsed above
 	}
 	return files, firstIndex, nil
 }

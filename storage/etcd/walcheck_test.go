@@ -101,8 +101,8 @@ func writeWAL(t *testing.T, steps []walStep) string {
 // writeWALFiles writes a log of steps as writeWAL does, cutting a new
 // file once one holds segmentBytes, and removes the first drop files (as
 // etcd purges the files a snapshot has made unnecessary). It returns the
-// directory and the names of the files left.
-func writeWALFiles(t *testing.T, segmentBytes int64, drop int, steps []walStep) (string, []string) {
+// directory.
+func writeWALFiles(t *testing.T, segmentBytes int64, drop int, steps []walStep) string {
 	t.Helper()
 	defer func(was int64) { wal.SegmentSizeBytes = was }(wal.SegmentSizeBytes)
 	wal.SegmentSizeBytes = segmentBytes
@@ -114,7 +114,7 @@ func writeWALFiles(t *testing.T, segmentBytes int64, drop int, steps []walStep) 
 	for _, f := range files[:drop] {
 		must(t, os.Remove(f))
 	}
-	return dir, files[drop:]
+	return dir
 }
 
 // TestCheckWALAsEtcdReadsIt: on logs etcd wrote (synthetic ones with
@@ -156,10 +156,10 @@ func TestCheckWALAsEtcdReadsIt(t *testing.T) {
 			{commit: 5, entries: entries(1, 5, 2)}, {commit: 5, entries: entries(8, 9, 2)},
 		}), 0, true},
 		{"a member's", filepath.Join(populated(t), "member", "wal"), 0, false},
-		{"several files", first(writeWALFiles(t, segment, 0, severalSnapshots)), 95, false},
-		{"several files, the first purged", first(writeWALFiles(t, segment, 1, severalSnapshots)), 95, false},
-		{"several files, the newest snapshot's first file purged", first(writeWALFiles(t, segment, 1, snapshotBehind)), 0, true},
-		{"several files, the newest snapshot's first file kept", first(writeWALFiles(t, segment, 0, snapshotBehind)), 60, false},
+		{"several files", writeWALFiles(t, segment, 0, severalSnapshots), 95, false},
+		{"several files, the first purged", writeWALFiles(t, segment, 1, severalSnapshots), 95, false},
+		{"several files, the newest snapshot's first file purged", writeWALFiles(t, segment, 1, snapshotBehind), 0, true},
+		{"several files, the newest snapshot's first file kept", writeWALFiles(t, segment, 0, snapshotBehind), 60, false},
 	}
 	for _, l := range logs {
 		dir := l.dir
@@ -178,8 +178,6 @@ func TestCheckWALAsEtcdReadsIt(t *testing.T) {
 		})
 	}
 }
-
-func first(dir string, _ []string) string { return dir }
 
 // damageEach cuts file at every 61st byte and changes every 97th byte of
 // it, one at a time, comparing the checks of dir each time, and then
