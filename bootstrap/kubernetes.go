@@ -90,9 +90,9 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		PublicServicePort:  k.SecurePort,
 	}, client, services)
 	c := &Controller{ctrl: ctrl, stop: make(chan struct{})}
-	// The Services informer lists while the repairs run: the controller's
-	// Start polls for its sync every 100 ms, and finds it done at once.
+	// The Services informer lists while the repairs run.
 	factory.Start(c.stop)
+	servicesSynced := services.Informer().HasSyncedChecker().Done()
 	if k.Repair != nil {
 		// The kubernetes Service is created from repaired bitmaps.
 		if err := k.Repair.start(ctx, client, c.stop); err != nil {
@@ -106,18 +106,18 @@ func (k KubernetesService) Start(ctx context.Context) (*Controller, error) {
 		c.stopCIDR = cancel
 		go defaultservicecidr.NewController(*k.ServiceCIDR, net.IPNet{}, client).Start(cidrCtx)
 	}
-	synced := make(chan struct{})
-	go func() {
-		ctrl.Start(c.stop) // waits for the informer, then runs in the background
-		close(synced)
-	}()
+	// The controller's Start polls for the informer's sync every 100 ms;
+	// on a loaded start the list is rarely done at the first poll, and
+	// the server would wait out the rest of the period before serving.
+	// Waiting on the sync itself first, the poll finds it done at once.
 	select {
-	case <-synced:
-		return c, nil
+	case <-servicesSynced:
 	case <-ctx.Done():
 		c.Stop()
 		return nil, fmt.Errorf("bootstrap: waiting for the Services informer: %w", ctx.Err())
 	}
+	ctrl.Start(c.stop) // runs in the background once the informer has synced
+	return c, nil
 }
 
 // Stop ends the controller: as kube-apiserver's, it removes the server
