@@ -1,11 +1,13 @@
 package jsondec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -59,6 +61,12 @@ func TestObjectMatchesUpstream(t *testing.T) {
 		`{"dup":1,"dup":"second","o":{"x":1,"x":{"y":2}}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","labels":{"app":"x"},"managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"v"}}`,
 	}
+	// Strings longer than a word, with what ends or escapes them at each
+	// place of the words after the first.
+	long := strings.Repeat("x", 19)
+	for i := 1; i < len(long); i++ {
+		accepted = append(accepted, `{"s":"`+long[:i]+`\n`+long[i:]+`","u":"`+long[:i]+"é"+long[i:]+`","e":"`+long[:i]+`"}`)
+	}
 	for _, obj := range testdataObjects(t) {
 		accepted = append(accepted, string(obj.data))
 	}
@@ -72,6 +80,7 @@ func TestObjectMatchesUpstream(t *testing.T) {
 		`{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":+1}`, `{"a":1e400}`, `{"a":-1e400}`,
 		`{"a":tru}`, `{"a":nul}`, `{"a":"x` + "\n" + `"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"unterminated}`,
 		"\xef\xbb\xbf{}", `{"a":[1 2]}`, `{"a" 1}`, `{1:2}`,
+		`{"a":"` + long + "\t" + long + `"}`, `{"a":"` + long + "\x7f\x00" + `"}`, `{"a":"` + long,
 		strings.Repeat(`{"a":`, maxDepth+1) + `1` + strings.Repeat(`}`, maxDepth+1),
 	}
 	for _, s := range left {
@@ -134,4 +143,31 @@ func testdataObjects(tb testing.TB) []testdataObject {
 		out = append(out, testdataObject{strings.TrimSuffix(filepath.Base(name), ".json"), data})
 	}
 	return out
+}
+
+// TestPlain: a word is plain exactly when none of its bytes is a quote, a
+// backslash, a control character or 0x80 and above, whatever the byte's
+// place and whatever the other bytes (checked against each byte alone,
+// with one or two bytes of every value set in a plain word).
+func TestPlain(t *testing.T) {
+	special := func(b byte) bool { return b == '"' || b == '\\' || b < 0x20 || b >= 0x80 }
+	word := func(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+	for v := range 256 {
+		for p := range 8 {
+			b := []byte("abcdefgh")
+			b[p] = byte(v)
+			if got, want := plain(word(b)), !special(byte(v)); got != want {
+				t.Fatalf("plain(%q) = %v, want %v", b, got, want)
+			}
+			for w := range 256 {
+				for q := p + 1; q < 8; q++ {
+					b2 := slices.Clone(b)
+					b2[q] = byte(w)
+					if got, want := plain(word(b2)), !special(byte(v)) && !special(byte(w)); got != want {
+						t.Fatalf("plain(%q) = %v, want %v", b2, got, want)
+					}
+				}
+			}
+		}
+	}
 }
