@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/stratadev/strata/internal/cli"
+	_ "github.com/stratadev/strata/internal/kubectltext" // before kubectl's packages
 )
 
 func main() {
