@@ -45,6 +45,10 @@ func Object(data []byte) (m map[string]any, ok bool) {
 type decoder struct {
 	data []byte
 	pos  int
+	// reuse, when set, supplies one member's values (ObjectReusing);
+	// inOuter: the member holding it is being decoded.
+	reuse   *Reuse
+	inOuter bool
 }
 
 func (d *decoder) at(c byte) bool { return d.pos < len(d.data) && d.data[d.pos] == c }
@@ -122,7 +126,7 @@ func (d *decoder) object(depth int) (map[string]any, bool) {
 		}
 		d.pos++
 		d.skipSpace()
-		v, ok := d.value(depth + 1)
+		v, ok := d.member(key, depth)
 		if !ok {
 			return nil, false
 		}

@@ -28,6 +28,15 @@ func upstream(data []byte) (map[string]any, error) {
 	return m, nil
 }
 
+func mustUpstream(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	m, err := upstream(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // check holds Object to upstream on data: whatever Object accepts,
 // upstream accepts with the same value, types included.
 func check(t *testing.T, data []byte) (ok bool) {
@@ -110,7 +119,9 @@ func TestObjectSharesKeys(t *testing.T) {
 }
 
 // FuzzObject: on any input, what Object decodes, apimachinery decodes to
-// the same value. Seeds: testdata/*.json and TestObjectMatchesUpstream's.
+// the same value, and ObjectReusing decodes what Object does, to the same
+// value, whether it decodes or reuses metadata.managedFields. Seeds:
+// testdata/*.json and TestObjectMatchesUpstream's.
 func FuzzObject(f *testing.F) {
 	for _, obj := range testdataObjects(f) {
 		f.Add(obj.data)
@@ -118,7 +129,17 @@ func FuzzObject(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5,"x",null,true,{"b":-0}]}`, `{"s":"\ud83d\ude00\u00e9` + "\xff" + `"}`, `{"n":1e2,"m":9223372036854775808}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { check(t, data) })
+	reuse := NewReuse("metadata", "managedFields", 1<<20)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decoded := check(t, data)
+		// Twice: decoded, then reused.
+		for range 2 {
+			got, ok := ObjectReusing(data, reuse)
+			if ok != decoded || ok && !reflect.DeepEqual(got, mustUpstream(t, data)) {
+				t.Fatalf("%q: ObjectReusing %#v, %v; Object: %v", data, got, ok, decoded)
+			}
+		}
+	})
 }
 
 // testdataObject is one object of testdata/*.json.
