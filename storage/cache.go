@@ -143,7 +143,7 @@ func (c *watchCache) apply(events []*clientv3.Event) {
 	for _, ev := range events {
 		d := decoded{ev: ev}
 		if ev.Type == clientv3.EventTypePut {
-			obj, err := c.s.decodeKV(ev.Kv)
+			obj, err := c.s.decodeCached(ev.Kv)
 			if err != nil {
 				c.s.log.Error("watch cache: undecodable object", "key", string(ev.Kv.Key), "err", err)
 				d.corrupt = asCorrupt(err)

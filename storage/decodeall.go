@@ -14,7 +14,7 @@ import (
 // (relistPage) is split between two processors.
 const decodeChunk = 128
 
-// decodeAll decodes kvs (decodeKV of each), spread over the processors
+// decodeAll decodes kvs (decodeCached of each), spread over the processors
 // when there are many: a watch cache's first list of 20,000 ConfigMaps
 // spent most of a second of the server's start-up decoding their JSON on
 // one core (issue 18). The i-th result is kvs[i]'s.
@@ -23,7 +23,7 @@ func (s *Store) decodeAll(kvs []*mvccpb.KeyValue) ([]*unstructured.Unstructured,
 	errs := make([]error, len(kvs))
 	decode := func(from, to int) {
 		for i := from; i < to; i++ {
-			objs[i], errs[i] = s.decodeKV(kvs[i])
+			objs[i], errs[i] = s.decodeCached(kvs[i])
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(kvs)/decodeChunk)

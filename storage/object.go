@@ -53,7 +53,20 @@ func withoutResourceVersion(content map[string]any) map[string]any {
 // jsondec decodes what it takes on, twice as fast; apimachinery's decoder
 // the rest, and says what is wrong with what it refuses.
 func decode(value []byte, rev int64) (*unstructured.Unstructured, error) {
-	content, ok := jsondec.Object(value)
+	return decodeReusing(value, rev, nil)
+}
+
+// decodeReusing is decode with the managed fields taken from reuse when it
+// holds a list decoded from the same bytes (jsondec.ObjectReusing); nil
+// decodes them.
+func decodeReusing(value []byte, rev int64, reuse *jsondec.Reuse) (*unstructured.Unstructured, error) {
+	var content map[string]any
+	var ok bool
+	if reuse != nil {
+		content, ok = jsondec.ObjectReusing(value, reuse)
+	} else {
+		content, ok = jsondec.Object(value)
+	}
 	if !ok {
 		if err := utiljson.Unmarshal(value, &content); err != nil {
 			return nil, fmt.Errorf("json: %w", err)
@@ -95,10 +108,21 @@ func (s *Store) decodeKV(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error
 	return obj, err
 }
 
+// decodeCached is decodeKV for the watch cache, whose objects are never
+// changed in place: they may share their managed fields (Store.reuse).
+func (s *Store) decodeCached(kv *mvccpb.KeyValue) (*unstructured.Unstructured, error) {
+	obj, _, err := s.decodeStoredReusing(kv, s.reuse)
+	return obj, err
+}
+
 // decodeStored is decodeKV that also returns the apiVersion the object is
 // stored with.
 func (s *Store) decodeStored(kv *mvccpb.KeyValue) (*unstructured.Unstructured, string, error) {
-	obj, err := decode(kv.Value, kv.ModRevision)
+	return s.decodeStoredReusing(kv, nil)
+}
+
+func (s *Store) decodeStoredReusing(kv *mvccpb.KeyValue, reuse *jsondec.Reuse) (*unstructured.Unstructured, string, error) {
+	obj, err := decodeReusing(kv.Value, kv.ModRevision, reuse)
 	if err != nil {
 		return nil, "", corruptObject(string(kv.Key), kv.ModRevision, err)
 	}

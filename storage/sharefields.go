@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/stratadev/strata/internal/jsonenc"
+import (
+	"maps"
+
+	"github.com/stratadev/strata/internal/jsonenc"
+)
 
 // fieldsTableBytes bounds the JSON a fieldsTable keeps as keys; past it the
 // table starts afresh (objects keep what they share).
@@ -22,35 +26,64 @@ const fieldsTableBytes = 1 << 20
 type fieldsTable struct {
 	lists map[string][]any          // by the list's JSON
 	sets  map[string]map[string]any // by the set's JSON
-	bytes int                       // of the keys
+	bytes int                       // of the keys (and knownBytes a known list)
+	// known are the lists share has seen, by their first entry's address,
+	// each with the table's equal list: the decoder hands the same list to
+	// every object whose stored list has the same bytes (Store.reuse), and
+	// its sets are shared already.
+	known map[*any][]any
 }
 
+// knownBytes is what a known list counts for in the table's bound.
+const knownBytes = 64
+
 // share replaces obj's managed fields by the table's equal list, or else
-// their fieldsV1 sets by the table's equal trees, and adds what the table
-// does not have. obj is not shared yet.
+// by a list of its entries with their fieldsV1 sets replaced by the
+// table's equal trees, and adds what the table does not have. obj is not
+// shared yet, but its list may be: the decoder hands out one list for
+// equal bytes (Store.reuse), so the list is never changed in place.
 func (t *fieldsTable) share(obj map[string]any) {
 	meta, _ := obj["metadata"].(map[string]any)
 	entries, _ := meta["managedFields"].([]any)
 	if len(entries) == 0 {
 		return
 	}
+	if same, ok := t.known[&entries[0]]; ok {
+		meta["managedFields"] = same
+		return
+	}
 	b, err := jsonenc.Marshal(entries) // keys sorted: equal lists, equal JSON
 	if err != nil {
 		return
 	}
-	if same, ok := t.lists[string(b)]; ok {
-		meta["managedFields"] = same
-		return
+	same, ok := t.lists[string(b)]
+	if !ok {
+		same = t.shareSets(entries)
+		t.room(len(b) + knownBytes)
+		t.lists[string(b)] = same
+		t.bytes += len(b)
+	} else {
+		t.room(knownBytes)
 	}
-	for _, e := range entries {
+	meta["managedFields"] = same
+	t.known[&entries[0]] = same
+	t.bytes += knownBytes
+}
+
+// shareSets returns a copy of entries whose fieldsV1 sets are the table's
+// equal trees.
+func (t *fieldsTable) shareSets(entries []any) []any {
+	shared := make([]any, len(entries))
+	for i, e := range entries {
+		shared[i] = e
 		entry, _ := e.(map[string]any)
 		if set, ok := entry["fieldsV1"].(map[string]any); ok {
+			entry = maps.Clone(entry)
 			entry["fieldsV1"] = t.shareSet(set)
+			shared[i] = entry
 		}
 	}
-	t.room(len(b))
-	t.lists[string(b)] = entries
-	t.bytes += len(b)
+	return shared
 }
 
 // shareSet returns the table's tree equal to set, adding set if it has
@@ -73,6 +106,6 @@ func (t *fieldsTable) shareSet(set map[string]any) map[string]any {
 // past fieldsTableBytes.
 func (t *fieldsTable) room(n int) {
 	if t.lists == nil || t.bytes+n > fieldsTableBytes {
-		t.lists, t.sets, t.bytes = map[string][]any{}, map[string]map[string]any{}, 0
+		t.lists, t.sets, t.known, t.bytes = map[string][]any{}, map[string]map[string]any{}, map[*any][]any{}, 0
 	}
 }

@@ -71,6 +71,37 @@ func TestFieldsTableShares(t *testing.T) {
 	}
 }
 
+// TestFieldsTableLeavesDecodedListsAlone: a list the decoder hands to
+// several objects (Store.reuse) is never changed: the first object that
+// has it gets the table's list, and so does every later one, without the
+// list being read again.
+func TestFieldsTableLeavesDecodedListsAlone(t *testing.T) {
+	set := func() map[string]any { return map[string]any{"f:data": map[string]any{"f:a": map[string]any{}}} }
+	var tab fieldsTable
+	first := withManaged(map[string]any{}, managed("m", set()))
+	tab.share(first)
+	decoded := withManaged(map[string]any{}, managed("n", set()))
+	list := decoded["metadata"].(map[string]any)["managedFields"].([]any)
+	entry, fields := list[0].(map[string]any), fieldsOf(decoded, 0)
+	again := map[string]any{"metadata": map[string]any{"name": "y", "managedFields": list}}
+	tab.share(decoded)
+	if list[0].(map[string]any)["fieldsV1"].(map[string]any)["f:data"] == nil || !sameMap(list[0].(map[string]any), entry) ||
+		!sameMap(entry["fieldsV1"].(map[string]any), fields) {
+		t.Fatal("the decoded list was changed")
+	}
+	if !sameMap(fieldsOf(decoded, 0), fieldsOf(first, 0)) {
+		t.Error("the object's equal set is not the table's")
+	}
+	entry["manager"] = "changed after share" // the table knows the list by its address now
+	tab.share(again)
+	if listOf(again) != listOf(decoded) || fieldsOf(again, 0)["f:data"] == nil {
+		t.Error("a later object with the same decoded list did not get the table's list")
+	}
+	if m := again["metadata"].(map[string]any)["managedFields"].([]any)[0].(map[string]any)["manager"]; m != "n" {
+		t.Errorf("manager %v: the list was read again, want the table's (n)", m)
+	}
+}
+
 // TestFieldsTableBound: the table's keys stay within fieldsTableBytes; past
 // it, it starts afresh.
 func TestFieldsTableBound(t *testing.T) {

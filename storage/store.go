@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/stratadev/strata/internal/jsondec"
 	"github.com/stratadev/strata/internal/sharedread"
 )
 
@@ -113,9 +114,13 @@ type Store struct {
 	revisions *sharedread.Reader
 	// written are the revisions of the store's latest updates.
 	written recentWrites
-	log     *slog.Logger
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	// reuse lets the watch cache's objects share their managed fields as
+	// they are decoded; nil for kinds whose reads change the objects
+	// decoded (a conversion, OnRead), which may change the fields too.
+	reuse  *jsondec.Reuse
+	log    *slog.Logger
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 var _ Interface = (*Store)(nil)
@@ -137,6 +142,9 @@ func New(cfg Config) (*Store, error) {
 	}
 	s.prefix = resourcePrefix(cfg.Prefix, keys)
 	s.versions = apiVersionsOf(cfg)
+	if cfg.Convert == nil && cfg.OnRead == nil {
+		s.reuse = jsondec.NewReuse("metadata", "managedFields", fieldsTableBytes)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.cache = newWatchCache(s)
