@@ -143,7 +143,7 @@ func New(cfg Config) (*Store, error) {
 	s.prefix = resourcePrefix(cfg.Prefix, keys)
 	s.versions = apiVersionsOf(cfg)
 	if cfg.Convert == nil && cfg.OnRead == nil {
-		s.reuse = jsondec.NewReuse("metadata", "managedFields", fieldsTableBytes)
+		s.reuse = jsondec.NewReuse("metadata", "managedFields", reuseBytes)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -154,6 +154,12 @@ func New(cfg Config) (*Store, error) {
 	go func() { defer s.wg.Done(); s.cache.followCompaction(ctx) }()
 	return s, nil
 }
+
+// reuseBytes bounds the JSON of the managed fields a store's decoder
+// keeps (Store.reuse): a bulk load's objects have a few dozen distinct
+// lists, and each update of an object adds one (its time changes), so a
+// small table serves loads, and one updated often starts afresh often.
+const reuseBytes = 64 << 10
 
 func withDefaults(cfg Config) Config {
 	if cfg.Prefix == "" {
