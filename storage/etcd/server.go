@@ -33,15 +33,14 @@ const closeTimeout = 5 * time.Second
 // it or two (issue 18).
 const walSegmentBytes = 8 << 20
 
-// maxWALFiles is how many files of its log etcd keeps at least (etcd's
-// own: 5). etcd deletes a file, at start and every 30 s, only while more
-// than these are left and only once its snapshots no longer need it (it
-// holds a lock on every file from the one with the newest snapshot's
-// entry on, and never deletes a locked file). With one, only those are
-// kept: a start after 20,000 writes of 1.4 KB then reads its log's last
-// 8 MiB twice instead of 32 MiB (strata's check and etcd's
-// ValidSnapshotEntries). The files deleted hold only entries the database
-// and the snapshot already have.
+// maxWALFiles is etcd's --max-wals (its default: 5): at start and every
+// 30 s, while its log has more files than this, etcd deletes the oldest
+// one, unless it still locks it. It locks every file from the one with the
+// newest snapshot's entry on, so with one the log keeps just those: a
+// start after 20,000 writes of 1.4 KB then reads its log's last 8 MiB
+// twice (strata's check and etcd's ValidSnapshotEntries) instead of 32
+// MiB. The files deleted hold only entries the database and the snapshot
+// already have.
 const maxWALFiles = 1
 
 // init sets the segment size, a variable of etcd's package, before any
