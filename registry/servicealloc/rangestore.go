@@ -42,6 +42,12 @@ type etcdRange struct {
 	// not exist); loaded says alloc mirrors etcd at all.
 	rev    int64
 	loaded bool
+	// read is what Get last read (the value and its mod revision), which
+	// CreateOrUpdate need not write again.
+	read struct {
+		rev   int64
+		value []byte
+	}
 }
 
 var _ allocator.Interface = (*etcdRange)(nil)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/stratadev/strata/storage/etcd"
 )
@@ -155,5 +156,62 @@ func TestEtcdRangeOtherRange(t *testing.T) {
 	_, err := newEtcdRange(testEtcd, key, 8, "10.96.0.0/28", 0).Allocate(1)
 	if err == nil || !strings.Contains(err.Error(), "of range 10.0.0.0/28, not 10.96.0.0/28") {
 		t.Errorf("got %v, want the ranges named", err)
+	}
+}
+
+// TestRegistriesWriteOnlyChanges: a repair's snapshot equal to what Get
+// read is not written again (the key keeps its revision), a changed one is,
+// and an unchanged one is still a Conflict once the key has changed since
+// it was read.
+func TestRegistriesWriteOnlyChanges(t *testing.T) {
+	prefix := "/test/registries" + strings.TrimPrefix(newKey(), "/test/ranges")
+	regs, err := NewRegistries(Config{Client: testEtcd, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, key := regs.ClusterIPs, prefix+ipKey
+	modRev := func() int64 {
+		t.Helper()
+		resp, err := testEtcd.Get(context.Background(), key)
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("get %s: %v, %v", key, resp, err)
+		}
+		return resp.Kvs[0].ModRevision
+	}
+	first, err := reg.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Range, first.Data = "10.0.0.0/24", []byte{1}
+	if err := reg.CreateOrUpdate(first); err != nil {
+		t.Fatal(err)
+	}
+	created := modRev()
+	same, err := reg.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.CreateOrUpdate(same); err != nil {
+		t.Fatalf("unchanged snapshot: %v", err)
+	}
+	if got := modRev(); got != created {
+		t.Errorf("unchanged snapshot written: revision %d, was %d", got, created)
+	}
+	same.Data = []byte{3}
+	if err := reg.CreateOrUpdate(same); err != nil {
+		t.Fatalf("changed snapshot: %v", err)
+	}
+	if got := modRev(); got <= created {
+		t.Errorf("changed snapshot not written: revision %d, was %d", got, created)
+	}
+	stale, err := reg.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testEtcd.Put(context.Background(), key, `{"range":"10.0.0.0/24","data":"Bw=="}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.CreateOrUpdate(stale); !apierrors.IsConflict(err) {
+		t.Errorf("unchanged snapshot of a key changed since: %v, want a Conflict", err)
 	}
 }

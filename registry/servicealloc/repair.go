@@ -1,6 +1,7 @@
 package servicealloc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,23 +61,34 @@ func (r *etcdRange) Get() (*api.RangeAllocation, error) {
 	if len(resp.Kvs) == 0 {
 		return out, nil
 	}
+	kv := resp.Kvs[0]
 	var ra corev1.RangeAllocation
-	if err := json.Unmarshal(resp.Kvs[0].Value, &ra); err != nil {
+	if err := json.Unmarshal(kv.Value, &ra); err != nil {
 		return nil, fmt.Errorf("%s: decoding the allocation: %w", r.key, err)
 	}
 	out.Range, out.Data = ra.Range, ra.Data
-	out.ResourceVersion = strconv.FormatInt(resp.Kvs[0].ModRevision, 10)
+	out.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+	r.mu.Lock()
+	r.read.rev, r.read.value = kv.ModRevision, kv.Value
+	r.mu.Unlock()
 	return out, nil
 }
 
 // CreateOrUpdate replaces the stored bitmap with snapshot if it is still
 // the one read at snapshot's resourceVersion (or, without one, if none is
 // stored): a Conflict otherwise, as upstream's allocator storage answers.
+//
+// A snapshot equal to what Get read at its resourceVersion is not written
+// again: the repairs rewrite both bitmaps at every start and every three
+// minutes, almost always unchanged, and each write was a log entry and an
+// fsync on the way to serving. A transaction that only compares is a read
+// in etcd, and still answers a Conflict if the key has changed since.
 func (r *etcdRange) CreateOrUpdate(snapshot *api.RangeAllocation) error {
 	cmp := clientv3.Compare(clientv3.CreateRevision(r.key), "=", 0)
+	var rev int64
 	if snapshot.ResourceVersion != "" {
-		rev, err := strconv.ParseInt(snapshot.ResourceVersion, 10, 64)
-		if err != nil {
+		var err error
+		if rev, err = strconv.ParseInt(snapshot.ResourceVersion, 10, 64); err != nil {
 			return fmt.Errorf("%s: resourceVersion %q: %w", r.key, snapshot.ResourceVersion, err)
 		}
 		cmp = clientv3.Compare(clientv3.ModRevision(r.key), "=", rev)
@@ -85,14 +97,24 @@ func (r *etcdRange) CreateOrUpdate(snapshot *api.RangeAllocation) error {
 	if err != nil {
 		return err
 	}
+	r.mu.Lock()
+	unchanged := rev != 0 && rev == r.read.rev && bytes.Equal(value, r.read.value)
+	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), etcdTimeout)
 	defer cancel()
-	resp, err := r.client.Txn(ctx).If(cmp).Then(clientv3.OpPut(r.key, string(value))).Commit()
+	txn := r.client.Txn(ctx).If(cmp)
+	if !unchanged {
+		txn = txn.Then(clientv3.OpPut(r.key, string(value)))
+	}
+	resp, err := txn.Commit()
 	if err != nil {
 		return fmt.Errorf("%s: writing the allocation: %w", r.key, err)
 	}
 	if !resp.Succeeded {
 		return apierrors.NewConflict(api.Resource("rangeallocations"), "", fmt.Errorf("the provided resource version does not match"))
+	}
+	if unchanged {
+		return nil
 	}
 	// Allocators over the key (other etcdRange values) see the new bitmap
 	// at their next change: their compare-and-swap fails and reloads.
