@@ -51,22 +51,11 @@ func withoutResourceVersion(content map[string]any) map[string]any {
 // decode parses a stored object and sets metadata.resourceVersion to rev.
 // Integers decode as int64, as apimachinery's unstructured code expects.
 // jsondec decodes what it takes on, twice as fast; apimachinery's decoder
-// the rest, and says what is wrong with what it refuses.
-func decode(value []byte, rev int64) (*unstructured.Unstructured, error) {
-	return decodeReusing(value, rev, nil)
-}
-
-// decodeReusing is decode with the managed fields taken from reuse when it
-// holds a list decoded from the same bytes (jsondec.ObjectReusing); nil
-// decodes them.
-func decodeReusing(value []byte, rev int64, reuse *jsondec.Reuse) (*unstructured.Unstructured, error) {
-	var content map[string]any
-	var ok bool
-	if reuse != nil {
-		content, ok = jsondec.ObjectReusing(value, reuse)
-	} else {
-		content, ok = jsondec.Object(value)
-	}
+// the rest, and says what is wrong with what it refuses. The managed
+// fields are taken from reuse when it holds a list decoded from the same
+// bytes (jsondec.ObjectReusing); with nil they are decoded.
+func decode(value []byte, rev int64, reuse *jsondec.Reuse) (*unstructured.Unstructured, error) {
+	content, ok := jsondec.ObjectReusing(value, reuse)
 	if !ok {
 		if err := utiljson.Unmarshal(value, &content); err != nil {
 			return nil, fmt.Errorf("json: %w", err)
@@ -121,8 +110,10 @@ func (s *Store) decodeStored(kv *mvccpb.KeyValue) (*unstructured.Unstructured, s
 	return s.decodeStoredReusing(kv, nil)
 }
 
+// decodeStoredReusing is decodeStored with the managed fields taken from
+// reuse (see decode).
 func (s *Store) decodeStoredReusing(kv *mvccpb.KeyValue, reuse *jsondec.Reuse) (*unstructured.Unstructured, string, error) {
-	obj, err := decodeReusing(kv.Value, kv.ModRevision, reuse)
+	obj, err := decode(kv.Value, kv.ModRevision, reuse)
 	if err != nil {
 		return nil, "", corruptObject(string(kv.Key), kv.ModRevision, err)
 	}

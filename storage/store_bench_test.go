@@ -287,7 +287,7 @@ func BenchmarkCacheDecode(b *testing.B) {
 			var tab fieldsTable
 			b.ReportAllocs()
 			for range b.N {
-				obj, err := decode(value, 5)
+				obj, err := decode(value, 5, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -36,12 +36,13 @@ type cacheWatcher struct {
 
 	// Next's progress: through initial, through replay, then following in
 	// with its timers, then ended.
-	phase           watchPhase
-	next            int           // of initial or replay
-	ticker          *time.Ticker  // bookmarks, when asked for
-	timers          []*time.Timer // the timeout, and the last bookmark before it
-	tick, lead, end <-chan time.Time
-	ctx             context.Context // of the ResultChan goroutine
+	phase  watchPhase
+	next   int          // of initial or replay
+	ticker *time.Ticker // bookmarks, when asked for
+	// end is the timeout, when there is one; lead the last bookmark
+	// before it, when bookmarks are asked for too.
+	end, lead *time.Timer
+	ctx       context.Context // of the ResultChan goroutine
 }
 
 type watchPhase int
@@ -138,14 +139,11 @@ func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
 func (w *cacheWatcher) startTimers() {
 	if w.bookmarks {
 		w.ticker = time.NewTicker(w.cache.s.cfg.BookmarkInterval)
-		w.tick = w.ticker.C
 	}
 	if w.timeout > 0 {
-		end := time.NewTimer(w.timeout)
-		w.end, w.timers = end.C, append(w.timers, end)
+		w.end = time.NewTimer(w.timeout)
 		if w.bookmarks {
-			lead := time.NewTimer(w.timeout - bookmarkLead(w.timeout))
-			w.lead, w.timers = lead.C, append(w.timers, lead)
+			w.lead = time.NewTimer(w.timeout - bookmarkLead(w.timeout))
 		}
 	}
 }
@@ -153,16 +151,26 @@ func (w *cacheWatcher) startTimers() {
 // follow waits for the next change or timer and returns the event it
 // makes, if any; when the watch ends instead, it finishes it.
 func (w *cacheWatcher) follow(ctx context.Context) (watch.Event, bool) {
+	var tick, lead, end <-chan time.Time // nil: never ready
+	if w.ticker != nil {
+		tick = w.ticker.C
+	}
+	if w.lead != nil {
+		lead = w.lead.C
+	}
+	if w.end != nil {
+		end = w.end.C
+	}
 	select {
 	case ce, open := <-w.in:
 		if open {
 			return w.process(ce)
 		}
-	case <-w.tick:
+	case <-tick:
 		return w.bookmark(false)
-	case <-w.lead:
+	case <-lead:
 		return w.bookmark(true)
-	case <-w.end:
+	case <-end:
 	case <-w.done:
 	case <-ctx.Done():
 	}
@@ -179,8 +187,10 @@ func (w *cacheWatcher) finish() {
 	if w.ticker != nil {
 		w.ticker.Stop()
 	}
-	for _, t := range w.timers {
-		t.Stop()
+	for _, t := range []*time.Timer{w.end, w.lead} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	w.cache.remove(w.id)
 }

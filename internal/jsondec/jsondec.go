@@ -29,8 +29,14 @@ const maxDepth = 1000
 // Object decodes data, one JSON object with optional surrounding white
 // space. ok is false when data is anything else or needs apimachinery's
 // decoder (see the package comment).
-func Object(data []byte) (m map[string]any, ok bool) {
-	d := decoder{data: data}
+func Object(data []byte) (map[string]any, bool) { return ObjectReusing(data, nil) }
+
+// ObjectReusing is Object, with the values of r's member taken from r
+// when r has one decoded from the same bytes, and added to r otherwise
+// (nil: none is reused). r's member is reused only where it is an object
+// or an array.
+func ObjectReusing(data []byte, r *Reuse) (m map[string]any, ok bool) {
+	d := decoder{data: data, reuse: r}
 	d.skipSpace()
 	if !d.at('{') {
 		return nil, false
@@ -229,20 +235,36 @@ func plain(x uint64) bool {
 // strSlow finds the end of the string at start, escapes skipped, and
 // decodes it with encoding/json.
 func (d *decoder) strSlow(start int) (string, bool) {
-	for i := start + 1; i < len(d.data); i++ {
+	end := d.stringEnd(start)
+	if end == len(d.data) {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(d.data[start:end+1], &s) != nil {
+		return "", false
+	}
+	d.pos = end + 1
+	return s, true
+}
+
+// stringEnd returns the position of the quote that closes the string whose
+// opening quote is at i (len(data) if none does).
+func (d *decoder) stringEnd(i int) int {
+	for i++; i < len(d.data); i++ {
+		for i+8 <= len(d.data) && plain(binary.LittleEndian.Uint64(d.data[i:])) {
+			i += 8
+		}
+		if i >= len(d.data) {
+			break
+		}
 		switch d.data[i] {
 		case '\\':
 			i++
 		case '"':
-			var s string
-			if json.Unmarshal(d.data[start:i+1], &s) != nil {
-				return "", false
-			}
-			d.pos = i + 1
-			return s, true
+			return i
 		}
 	}
-	return "", false
+	return len(d.data)
 }
 
 // number decodes the number at pos: int64 when it has no '.' and

@@ -1,9 +1,6 @@
 package jsondec
 
-import (
-	"encoding/binary"
-	"sync"
-)
+import "sync"
 
 // Reuse keeps the decoded values of one member of one member of the
 // top-level object (Outer.Inner: metadata.managedFields), by their JSON,
@@ -52,22 +49,6 @@ func (r *Reuse) put(raw []byte, v any) {
 		r.values[string(raw)] = v
 		r.bytes += len(raw)
 	}
-}
-
-// ObjectReusing is Object, with the values of r's member taken from r
-// when r has one decoded from the same bytes, and added to r otherwise.
-// r's member is reused only where it is an object or an array.
-func ObjectReusing(data []byte, r *Reuse) (m map[string]any, ok bool) {
-	d := decoder{data: data, reuse: r}
-	d.skipSpace()
-	if !d.at('{') {
-		return nil, false
-	}
-	if m, ok = d.object(0); !ok {
-		return nil, false
-	}
-	d.skipSpace()
-	return m, d.pos == len(d.data)
 }
 
 // member decodes the value of the member key of an object at depth, at
@@ -123,24 +104,4 @@ func (d *decoder) end() int {
 		}
 	}
 	return -1
-}
-
-// stringEnd returns the position of the quote that closes the string whose
-// opening quote is at i (len(data) if none does).
-func (d *decoder) stringEnd(i int) int {
-	for i++; i < len(d.data); i++ {
-		for i+8 <= len(d.data) && plain(binary.LittleEndian.Uint64(d.data[i:])) {
-			i += 8
-		}
-		if i >= len(d.data) {
-			break
-		}
-		switch d.data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
-		}
-	}
-	return len(d.data)
 }

@@ -14,28 +14,36 @@ import (
 func populated(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "etcd")
-	c, err := Options{DataDir: dir, LogLevel: "fatal"}.Complete()
+	run(t, Options{DataDir: dir, LogLevel: "fatal"}, func(ctx context.Context, srv *Server) {
+		cli, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		for _, k := range []string{"a", "b", "c"} {
+			if _, err := cli.Put(ctx, k, strings.Repeat(k, 1000)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	return dir
+}
+
+// run starts a member with o, calls f and stops the member.
+func run(t *testing.T, o Options, f func(context.Context, *Server)) {
+	t.Helper()
+	c, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	srv := NewServer(c)
 	if err := srv.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"a", "b", "c"} {
-		if _, err := cli.Put(ctx, k, strings.Repeat(k, 1000)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cli.Close()
-	cancel()
-	<-srv.Done()
-	return dir
+	defer func() { cancel(); <-srv.Done() }()
+	f(ctx, srv)
 }
 
 func walFile(t *testing.T, dir string) string {

@@ -55,26 +55,9 @@ func TestLogKeepsWhatSnapshotsNeed(t *testing.T) {
 	})
 }
 
-// run starts a member with o, calls f and stops the member.
-func run(t *testing.T, o Options, f func(context.Context, *Server)) {
-	t.Helper()
-	c, err := o.Complete()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	srv := NewServer(c)
-	if err := srv.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); <-srv.Done() }()
-	f(ctx, srv)
-}
-
 func key(i int) string { return fmt.Sprintf("/k/%05d", i) }
 
-// putKeys writes keys n keys of 200 bytes, 16 at a time.
+// putKeys writes n keys of 200 bytes, 16 at a time.
 func putKeys(t *testing.T, ctx context.Context, s *Server, n int) {
 	t.Helper()
 	cli, err := s.Client()
@@ -103,37 +86,34 @@ func putKeys(t *testing.T, ctx context.Context, s *Server, n int) {
 
 // walFiles returns the first entry index of each file of dir's log, in order.
 func walFiles(t *testing.T, dir string) []uint64 {
+	return nameIndices(t, filepath.Join(dir, "member", "wal"), "wal")
+}
+
+// newestSnapshotIndex is the entry index of dir's newest snapshot file.
+func newestSnapshotIndex(t *testing.T, dir string) uint64 {
+	snaps := nameIndices(t, filepath.Join(dir, "member", "snap"), "snap")
+	if len(snaps) == 0 {
+		t.Fatalf("no snapshot in %s", dir)
+	}
+	return snaps[len(snaps)-1]
+}
+
+// nameIndices returns, in order, the entry indices in the names of the
+// files of dir ending in ext, which etcd names <hex>-<hex index>.<ext>.
+func nameIndices(t *testing.T, dir, ext string) []uint64 {
 	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "member", "wal", "*.wal"))
+	names, err := filepath.Glob(filepath.Join(dir, "*."+ext))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var idx []uint64
 	for _, n := range names {
-		var seq, index uint64
-		if _, err := fmt.Sscanf(filepath.Base(n), "%016x-%016x.wal", &seq, &index); err != nil {
-			t.Fatalf("log file %s: %v", n, err)
+		var prefix, index uint64
+		if _, err := fmt.Sscanf(filepath.Base(n), "%016x-%016x."+ext, &prefix, &index); err != nil {
+			t.Fatalf("%s: %v", n, err)
 		}
 		idx = append(idx, index)
 	}
 	slices.Sort(idx)
 	return idx
-}
-
-// newestSnapshotIndex is the entry index of dir's newest snapshot file.
-func newestSnapshotIndex(t *testing.T, dir string) uint64 {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "member", "snap", "*.snap"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no snapshot in %s: %v", dir, err)
-	}
-	var newest uint64
-	for _, n := range names {
-		var term, index uint64
-		if _, err := fmt.Sscanf(filepath.Base(n), "%016x-%016x.snap", &term, &index); err != nil {
-			t.Fatalf("snapshot file %s: %v", n, err)
-		}
-		newest = max(newest, index)
-	}
-	return newest
 }

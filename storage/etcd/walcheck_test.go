@@ -189,7 +189,7 @@ func damageEach(t *testing.T, dir, file string) {
 		t.Fatal(err)
 	}
 	defer func() { must(t, os.WriteFile(file, data, 0o600)) }()
-	// etcd preallocates the file (64 MiB of zeros): only what was
+	// etcd preallocates the file (a segment of zeros): only what was
 	// written is cut or changed.
 	written := data[:min(len(data), len(bytes.TrimRight(data, "\x00"))+8)]
 	name := filepath.Base(file)
