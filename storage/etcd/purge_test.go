@@ -31,14 +31,15 @@ func TestLogKeepsWhatSnapshotsNeed(t *testing.T) {
 		t.Fatalf("%d files of log after %d puts of 64 KiB files; want many", len(before), keys)
 	}
 	run(t, opts, func(ctx context.Context, s *Server) {
-		// etcd deletes the files on its start, in a goroutine of its own.
-		var after []uint64
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if after = walFiles(t, dir); len(after) < len(before) {
-				break
-			}
+		// etcd deletes the files on its start, one after the other, in a
+		// goroutine of its own.
+		holdsSnap := func(files []uint64) bool { return len(files) >= 2 && files[0] <= snap && snap < files[1] }
+		after := walFiles(t, dir)
+		for deadline := time.Now().Add(10 * time.Second); !holdsSnap(after) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			after = walFiles(t, dir)
 		}
-		if len(after) < 2 || after[0] > snap || after[1] <= snap {
+		if !holdsSnap(after) {
 			t.Errorf("log files start at entries %v after a restart; want the first to hold the newest snapshot's entry %d (before: %v)", after, snap, before)
 		}
 		cli, err := s.Client()
