@@ -97,7 +97,7 @@ func (r *runner) prepareAdmissionServers(ctx context.Context) error {
 		return nil
 	}
 	for _, off := range []bool{false, true} {
-		name, spec := "strata-admission-on", childSpec{Mode: childStrata, EtcdServers: e.etcd.endpoints}
+		name, spec := "strata-admission-on", childSpec{Mode: childStrata, EtcdServers: e.etcd.endpoints, Controllers: e.controllers}
 		if off {
 			name, spec.DisableAdmission = "strata-admission-off", strings.Split(admission.DefaultOn(), ", ")
 		}

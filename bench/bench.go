@@ -84,6 +84,11 @@ type Config struct {
 	// StrataServer is a prebuilt strata-server binary for the footprint;
 	// unset, it is built from strata's module (strataserver.go).
 	StrataServer string
+	// StrataControllers is --controllers for every strata server the run
+	// starts; nil runs none of the kube-controller-manager controllers
+	// strata runs in its process, as kube-apiserver runs without
+	// kube-controller-manager (controllers.go).
+	StrataControllers []string
 	// Footprint measures start-up to ready and memory of the selected
 	// servers (footprint.go) after the cells, with FootprintObjects
 	// ConfigMaps of FootprintBytes.
@@ -179,6 +184,9 @@ func (c Config) validate() error {
 	}
 	if c.Footprint && c.InProcess {
 		errs = append(errs, errors.New("footprint: measures servers in child processes, not with in-process strata"))
+	}
+	if err := c.checkControllers(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -50,6 +50,8 @@ type childSpec struct {
 	TokenFile   string
 	// DisableAdmission is --disable-admission-plugins (admission.go).
 	DisableAdmission []string `json:",omitempty"`
+	// Controllers is --controllers (none: strata's default).
+	Controllers []string `json:",omitempty"`
 	// Value is what the floor stores and answers (floor.go).
 	Value string `json:",omitempty"`
 }
@@ -141,6 +143,9 @@ func (s childSpec) options(log *slog.Logger) *server.Options {
 	o.Logger = log
 	o.TokenAuthFile = s.TokenFile
 	o.Admission.Disable = s.DisableAdmission
+	if s.Controllers != nil {
+		o.Controllers = s.Controllers
+	}
 	return o
 }
 

@@ -52,6 +52,9 @@ type env struct {
 	// floor is the bare HTTP/2 server of the floor cells (floor.go),
 	// started by the runner once it knows the stored bytes.
 	floor *floor
+
+	// controllers is the strata servers' --controllers (controllers.go).
+	controllers []string
 }
 
 // member is an embedded etcd member (fsync on) in this process.
@@ -105,7 +108,7 @@ func startEnv(ctx context.Context, cfg Config) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: temporary directory: %w", err)
 	}
-	e := &env{tmp: tmp}
+	e := &env{tmp: tmp, controllers: cfg.strataControllers()}
 	if err := e.start(ctx, cfg); err != nil {
 		return nil, errors.Join(err, e.close())
 	}
@@ -147,8 +150,7 @@ func (e *env) start(ctx context.Context, cfg Config) error {
 // so that its CPU time can be read from /proc apart from etcd's and the
 // clients', or in this process when Config.InProcess is set.
 func (e *env) startStrata(ctx context.Context, cfg Config, tokens string) error {
-	spec := childSpec{Mode: childStrata, DataDir: filepath.Join(e.tmp, "strata"), EtcdServers: e.etcd.endpoints,
-		TokenFile: tokens}
+	spec := e.strataSpec(filepath.Join(e.tmp, "strata"), e.etcd.endpoints)
 	if !cfg.InProcess {
 		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata.log"))
 		if err != nil {
@@ -254,4 +256,11 @@ func waitFor(wait func() error, what string) error {
 	case <-time.After(stopTimeout):
 		return fmt.Errorf("bench: %s did not stop within %s", what, stopTimeout)
 	}
+}
+
+// strataSpec is a strata server's child spec: on dir, with the run's
+// tokens and controllers, on etcdServers (none: its embedded etcd).
+func (e *env) strataSpec(dir string, etcdServers []string) childSpec {
+	return childSpec{Mode: childStrata, DataDir: dir, EtcdServers: etcdServers,
+		TokenFile: filepath.Join(e.tmp, "tokens.csv"), Controllers: e.controllers}
 }

@@ -109,7 +109,7 @@ func (r *runner) recordFootprint(row FootprintRow) {
 // directory, loads it, and restarts it.
 func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (FootprintRow, error) {
 	row := FootprintRow{Server: fpStrataEmbedded}
-	spec := childSpec{Mode: childStrata, DataDir: dir, TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	spec := r.env.strataSpec(dir, nil)
 	for round := range 2 {
 		p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
 		if err != nil {
@@ -135,8 +135,7 @@ func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (Foo
 	if err != nil {
 		return row, err
 	}
-	spec := childSpec{Mode: childStrata, DataDir: dir, EtcdServers: ep.endpoints,
-		TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	spec := r.env.strataSpec(dir, ep.endpoints)
 	p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
 	if err == nil {
 		p.started = ep.proc.started // start-up of both, as kube-apiserver's
@@ -152,8 +151,7 @@ func (r *runner) strataApartEmpty(ctx context.Context, bin, dir string, row *Foo
 	if err != nil {
 		return err
 	}
-	spec := childSpec{Mode: childStrata, DataDir: dir, EtcdServers: ep.endpoints,
-		TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+	spec := r.env.strataSpec(dir, ep.endpoints)
 	p, _, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-empty.log"))
 	if err == nil {
 		err = errors.Join(readRSS(ctx, p, ep.proc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB), p.stop())

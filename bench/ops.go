@@ -201,10 +201,11 @@ func (r *runner) checkList(ctx context.Context, t *target, rv string) error {
 			}
 			rootCA = rootCA || item.Name == rootCAConfigMap
 		}
-		// strata's controllers publish kube-root-ca.crt in every namespace
-		// once the server is ready, so possibly after the namespace's
-		// ConfigMaps: the count taken before it appears would be short.
-		if listed == r.cfg.Objects && (rootCA || t.side != sideStrata) {
+		// strata's root CA publisher, when it runs, puts kube-root-ca.crt
+		// in every namespace once the server is ready, so possibly after
+		// the namespace's ConfigMaps: the count taken before it appears
+		// would be short.
+		if listed == r.cfg.Objects && (rootCA || t.side != sideStrata || !r.cfg.publishesRootCA()) {
 			t.listItems = len(l.Items)
 			return nil
 		}
@@ -231,9 +232,9 @@ func (r *runner) copyStored(ctx context.Context) error {
 			return err
 		}
 	}
-	// The namespace also holds the kube-root-ca.crt ConfigMap that the
-	// root CA publisher puts in every namespace: strata lists it, so it
-	// is copied too, and the operations' value is a listed ConfigMap's.
+	// The namespace also holds the kube-root-ca.crt ConfigMap when
+	// strata's root CA publisher runs: strata then lists it, so it is
+	// copied too, and the operations' value is a listed ConfigMap's.
 	listed := 0
 	for _, kv := range kvs {
 		if strings.HasPrefix(string(kv.Key), storedPrefix+listName(0)[:5]) {

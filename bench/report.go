@@ -32,6 +32,8 @@ type Report struct {
 	// kube-apiserver's (k8s.io/kubernetes) version.
 	Servers     []string `json:"servers"`
 	KubeVersion string   `json:"kube_version,omitempty"`
+	// StrataControllers is the strata servers' --controllers (controllers.go).
+	StrataControllers []string `json:"strata_controllers"`
 	// Rows are the cells in the order they ran; Ratios compare strata
 	// with raw etcd (or with itself), KubeRatios strata with
 	// kube-apiserver (their Etcd field is kube-apiserver's value).
@@ -176,7 +178,8 @@ func newReport(cfg Config) *Report {
 	rep := &Report{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Command: cfg.Command,
 		Concurrency: cfg.Concurrency, CellSeconds: cfg.Duration.Seconds(), CellMaxOps: cfg.MaxOps, Rounds: cfg.Rounds,
-		Objects: cfg.Objects, Watchers: cfg.Watchers, DecodeLists: cfg.DecodeLists, Servers: cfg.Servers}
+		Objects: cfg.Objects, Watchers: cfg.Watchers, DecodeLists: cfg.DecodeLists, Servers: cfg.Servers,
+		StrataControllers: cfg.strataControllers()}
 	if cfg.Footprint {
 		rep.FootprintObjects, rep.FootprintBytes = cfg.FootprintObjects, cfg.FootprintBytes
 	}
@@ -349,6 +352,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "each cell: at most %gs or %d operations, in %d rounds alternating with its pair's other side; "+
 		"list of %d ConfigMaps (%d bytes stored each); %d watchers; lists decoded: %v\n",
 		r.CellSeconds, r.CellMaxOps, r.Rounds, r.Objects, r.StoredBytes, r.Watchers, r.DecodeLists)
+	fmt.Fprintf(&b, "strata servers' --controllers: %s\n", strings.Join(r.StrataControllers, ","))
 	fmt.Fprintf(&b, "run took %.1fs\n\n", r.Seconds)
 	b.WriteString("| side | operation | clients | ops | req/s | p50 ms | p99 ms | server CPU µs/req | errors |\n" +
 		"|---|---|---:|---:|---:|---:|---:|---:|---:|\n")

@@ -77,7 +77,7 @@ func (r *runner) moreStrataStarts(ctx context.Context, bin, dir string, row *Foo
 	for i := 1; i < r.cfg.FootprintStarts; i++ {
 		empty := fmt.Sprintf("%s-empty-%d", dir, i)
 		for _, s := range []struct{ setting, dir string }{{runEmpty, empty}, {runLoaded, dir}} {
-			spec := childSpec{Mode: childStrata, DataDir: s.dir, TokenFile: filepath.Join(r.env.tmp, "tokens.csv")}
+			spec := r.env.strataSpec(s.dir, nil)
 			seconds, err := timeStart(func() (*process, func() error, error) {
 				p, _, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-more.log"))
 				if err != nil {

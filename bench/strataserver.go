@@ -47,6 +47,9 @@ func startStrataServer(ctx context.Context, bin string, spec childSpec, logPath 
 	if len(spec.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(spec.EtcdServers, ","))
 	}
+	if len(spec.Controllers) > 0 {
+		args = append(args, "--controllers="+strings.Join(spec.Controllers, ","))
+	}
 	p, err := startProcess("strata-server", bin, args, nil, logPath)
 	if err != nil {
 		return nil, nil, err

@@ -52,8 +52,8 @@ type target struct {
 
 	// listItems is how many items a list of the namespace holds: the
 	// listed ConfigMaps, and kube-root-ca.crt where the server publishes
-	// it (strata does; kube-apiserver leaves it to the controller
-	// manager).
+	// it (strata does when it runs its root CA publisher; kube-apiserver
+	// leaves it to the controller manager).
 	listItems int
 	// rbacReady: the RBAC cells' bindings exist (rbac.go).
 	rbacReady bool

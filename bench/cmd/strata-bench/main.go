@@ -129,6 +129,8 @@ func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
 	fs.StringVar(&servers, "servers", strings.Join(d.Servers, ","), "comma-separated API servers the cells run against: strata, kube (kube-apiserver on an etcd of its own) or both")
 	fs.StringVar(&cfg.StrataServer, "strata-server", "", "prebuilt strata-server binary the footprint runs (default: go build ./cmd/strata-server of strata's module)")
 	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "", "prebuilt kube-apiserver binary (default: go build k8s.io/kubernetes/cmd/kube-apiserver of strata's module, cached)")
+	fs.Func("strata-controllers", "comma-separated --controllers of every strata server the run starts (default: none of the kube-controller-manager controllers strata runs, as kube-apiserver runs without kube-controller-manager; '*': strata's default)",
+		func(s string) error { cfg.StrataControllers = strings.Split(s, ","); return nil })
 	fs.BoolVar(&cfg.InProcess, "in-process", false, "run strata in this process (no server CPU measured; what -cpuprofile-side strata needs)")
 	fs.BoolVar(&cfg.Footprint, "footprint", false, "also measure each server's start-up to ready and RSS, empty and with -footprint-objects ConfigMaps")
 	fs.IntVar(&cfg.FootprintObjects, "footprint-objects", d.FootprintObjects, "ConfigMaps loaded for the footprint")
