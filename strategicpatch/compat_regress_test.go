@@ -134,6 +134,48 @@ func TestKubernetesCompatRegressions(t *testing.T) {
 			patch: `{"items":["a"]}`,
 			want:  `{"items":["a"]}`,
 		},
+		{
+			name:   "a replaced list's live elements need no merge key",
+			goType: genDoc{}, orig: `{"items":[{"value":"x"},{"name":"a"}]}`,
+			patch: `{"items":[{"name":"b"},{"$patch":"replace"}]}`,
+			want:  `{"items":[{"name":"b"}]}`,
+		},
+		{
+			name:   "a replaced list's live elements may have any merge key value",
+			goType: genDoc{}, orig: `{"items":[{"name":{"x":1}}]}`,
+			patch: `{"items":[{"name":"b"},{"$patch":"replace"}]}`,
+			want:  `{"items":[{"name":"b"}]}`,
+		},
+		{
+			name:   "a merged list's live element with a map for its merge key is rejected",
+			goType: genDoc{}, orig: `{"items":[{"name":{"x":1}}]}`,
+			patch: `{"items":[{"name":"b"}]}`,
+			want:  "error",
+		},
+		{
+			name:   "a replaced list's patch elements still need their merge key",
+			goType: genDoc{}, orig: `{"items":[{"name":"a"}]}`,
+			patch: `{"items":[{"value":"y"},{"$patch":"replace"}]}`,
+			want:  "error",
+		},
+		{
+			name:   "a merged list's live element without its merge key is rejected",
+			goType: genDoc{}, orig: `{"items":[{"value":"x"}]}`,
+			patch: `{"items":[{"name":"b"}]}`,
+			want:  "error",
+		},
+		{
+			name:   "a replaced list's live element that is not a map is rejected",
+			goType: genDoc{}, orig: `{"items":[1]}`,
+			patch: `{"items":[{"name":"b"},{"$patch":"replace"}]}`,
+			want:  "error",
+		},
+		{
+			name:   "a $patch: delete element without its merge key is rejected, even in a replaced list",
+			goType: genDoc{}, orig: `{"items":[{"name":"a"}]}`,
+			patch: `{"items":[{"$patch":"replace"},{"$patch":"delete"}]}`,
+			want:  "error",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -21,6 +21,11 @@ type listMerge[N any, R reader[N], W writer[N]] struct {
 	// seq is, in Kubernetes mode, the patch list without its $patch: delete
 	// elements: indexes into patch, -1 for other $patch elements.
 	seq []int32
+	// keyless is, in Kubernetes mode, the first live element's missing or
+	// non-primitive merge key: apimachinery replaces a list ($patch:
+	// replace) before it reads the live elements' keys, so it is an error
+	// only once the patch turns out not to replace the list.
+	keyless error
 }
 
 func (lm *listMerge[N, R, W]) read() error {
@@ -34,6 +39,9 @@ func (lm *listMerge[N, R, W]) read() error {
 		if err := lm.readPatch(); err != nil {
 			return err
 		}
+	}
+	if lm.keyless != nil && !lm.replace {
+		return lm.keyless
 	}
 	if lm.in.hasDel {
 		if err := lm.readDeletes(); err != nil {
@@ -87,11 +95,13 @@ func (lm *listMerge[N, R, W]) readLive() error {
 	var err error
 	e.r.items(lm.in.live, func(item N) bool {
 		id, ok, ierr := lm.identity(item)
+		if e.compat && !lm.plan.Set && e.r.kind(item) == Map && (ierr != nil || !ok) {
+			lm.noteKeyless(len(lm.live), ierr)
+			ierr, ok = nil, false
+		}
 		switch {
 		case ierr != nil:
 			err = ierr
-		case !ok && e.compat:
-			err = e.path.errorf(ErrMissingMergeKey, "item %d of the document's list lacks merge key %s", len(lm.live), strings.Join(lm.keys, ","))
 		case !ok:
 			id = listorder.NoIdentity
 		}
@@ -100,6 +110,18 @@ func (lm *listMerge[N, R, W]) readLive() error {
 		return err == nil
 	})
 	return err
+}
+
+// noteKeyless keeps the first live element whose merge key is missing (nil
+// keyErr) or not primitive (see keyless).
+func (lm *listMerge[N, R, W]) noteKeyless(i int, keyErr error) {
+	if lm.keyless != nil {
+		return
+	}
+	if keyErr == nil {
+		keyErr = lm.e.path.errorf(ErrMissingMergeKey, "item %d of the document's list lacks merge key %s", i, strings.Join(lm.keys, ","))
+	}
+	lm.keyless = keyErr
 }
 
 func (lm *listMerge[N, R, W]) readPatch() error {
