@@ -15,8 +15,9 @@ import (
 // publisher's ConfigMap informer), and their informers hold what they
 // follow: strata's RSS after a restart on 20,000 ConfigMaps was 47–98 MB
 // larger with them in four starts on one data directory (issue 18),
-// memory kube-apiserver's figure leaves to another process. Config.StrataControllers ("*" for strata's default)
-// measures strata as `strata server` runs.
+// memory kube-apiserver's figure leaves to another process.
+// Config.StrataControllers ("*" for strata's default) measures strata as
+// `strata server` runs.
 
 // apiOnly is the --controllers selection that runs none of them.
 func apiOnly() []string {

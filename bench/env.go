@@ -129,12 +129,12 @@ func (e *env) start(ctx context.Context, cfg Config) error {
 	if e.rawWriter, err = ecfg.Client(); err != nil {
 		return fmt.Errorf("bench: etcd client: %w", err)
 	}
-	tokens := filepath.Join(e.tmp, "tokens.csv")
+	tokens := e.tokens()
 	if err := writeTokens(tokens); err != nil {
 		return err
 	}
 	if cfg.runs(sideStrata) {
-		if err := e.startStrata(ctx, cfg, tokens); err != nil {
+		if err := e.startStrata(ctx, cfg); err != nil {
 			return err
 		}
 	}
@@ -149,7 +149,7 @@ func (e *env) start(ctx context.Context, cfg Config) error {
 // startStrata starts strata server on strata's etcd: as a child process,
 // so that its CPU time can be read from /proc apart from etcd's and the
 // clients', or in this process when Config.InProcess is set.
-func (e *env) startStrata(ctx context.Context, cfg Config, tokens string) error {
+func (e *env) startStrata(ctx context.Context, cfg Config) error {
 	spec := e.strataSpec(filepath.Join(e.tmp, "strata"), e.etcd.endpoints)
 	if !cfg.InProcess {
 		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata.log"))
@@ -262,5 +262,8 @@ func waitFor(wait func() error, what string) error {
 // tokens and controllers, on etcdServers (none: its embedded etcd).
 func (e *env) strataSpec(dir string, etcdServers []string) childSpec {
 	return childSpec{Mode: childStrata, DataDir: dir, EtcdServers: etcdServers,
-		TokenFile: filepath.Join(e.tmp, "tokens.csv"), Controllers: e.controllers}
+		TokenFile: e.tokens(), Controllers: e.controllers}
 }
+
+// tokens is the run's token file, which both servers authenticate with.
+func (e *env) tokens() string { return filepath.Join(e.tmp, "tokens.csv") }

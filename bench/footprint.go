@@ -179,7 +179,7 @@ func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, e
 			row.addStart(runEtcdLoaded, etcdReady)
 		}
 		k, err := startKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-%d", round)), ep.endpoints,
-			filepath.Join(r.env.tmp, "tokens.csv"))
+			r.env.tokens())
 		if err == nil {
 			k.proc.started = ep.proc.started // kube-apiserver's start-up includes its etcd's
 			err = errors.Join(r.footprintRound(ctx, &row, round, k.proc, ep.proc, k.config), k.proc.stop())

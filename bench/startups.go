@@ -115,7 +115,7 @@ func (r *runner) moreKubeStarts(ctx context.Context, bin, dir string, row *Footp
 				}
 				etcdReady = time.Since(ep.proc.started).Seconds()
 				k, err := startKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-more-%d", i)), ep.endpoints,
-					filepath.Join(r.env.tmp, "tokens.csv"))
+					r.env.tokens())
 				if err != nil {
 					return nil, nil, errors.Join(err, ep.proc.stop())
 				}
