@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
@@ -49,6 +50,11 @@ func TestRBACEscalation(t *testing.T) {
 		binding("RoleBinding", matrixNamespace, "to-admin", "ClusterRole", "admin", "somebody"),
 	}
 	s.create(t, roleBindingsGVR, bindings...)
+	// The authorizer and the escalation check read roles and bindings
+	// from informers, each delivering its kind in the order written: once
+	// the last role and the last binding count, all of them do.
+	waitAllowed(t, s, "escalator", "escalate", "roles")
+	waitAllowed(t, s, "somebody", "create", "rolebindings")
 	for _, b := range bindings {
 		want.RoleBindings = append(want.RoleBindings, toRoleBinding(t, b))
 	}
@@ -179,3 +185,22 @@ func clusterRoleRules(t *testing.T, p *rbacmodel.Policy, name string) []rbacv1.P
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// waitAllowed waits until a SubjectAccessReview allows user to verb
+// resource (of rbac.authorization.k8s.io) in the test's namespace.
+func waitAllowed(t *testing.T, s *testServer, user, verb, resource string) {
+	t.Helper()
+	reviews := dynamicFor(t, s.admin).Resource(schema.GroupVersionResource{
+		Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"})
+	review := object("authorization.k8s.io/v1", "SubjectAccessReview", "", "", map[string]any{"spec": map[string]any{
+		"user": user, "resourceAttributes": map[string]any{"namespace": matrixNamespace, "verb": verb,
+			"group": "rbac.authorization.k8s.io", "resource": resource}}})
+	waitFor(t, user+" to be allowed to "+verb+" "+resource, func() (bool, error) {
+		out, err := reviews.Create(t.Context(), review, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		allowed, _, _ := unstructured.NestedBool(out.Object, "status", "allowed")
+		return allowed, nil
+	})
+}
