@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,21 +10,25 @@ import (
 	"github.com/stratadev/strata/registry"
 )
 
-// withAdmission binds the admission chain (Config.Admission) to the write
-// c names: the objects the write prepares under the returned context pass
-// it. opts are the request's options as webhooks receive them.
-func (s *Server) withAdmission(r *http.Request, c *call, opts runtime.Object, dryRun bool) context.Context {
-	ctx := r.Context()
+// admission binds the admission chain (Config.Admission) to the write c
+// names; nil when the server has none. opts are the request's options as
+// webhooks receive them.
+func (s *Server) admission(r *http.Request, c *call, opts runtime.Object, dryRun bool) *registry.Admitting {
 	if s.cfg.Admission == nil {
-		return ctx
+		return nil
 	}
-	u, _ := genericapirequest.UserFrom(ctx)
+	u, _ := genericapirequest.UserFrom(r.Context())
 	kind := c.res.kind
-	return registry.WithAdmission(ctx, s.cfg.Admission, &registry.AdmissionRequest{
+	return registry.Bind(s.cfg.Admission, &registry.AdmissionRequest{
 		Kind: kind.GVK, Resource: kind.GVK.GroupVersion().WithResource(kind.Resource),
 		Subresource: c.info.Subresource, Namespace: c.info.Namespace, Name: c.info.Name,
 		Options: opts, DryRun: dryRun, User: u, Versions: kind.ServedVersions(),
 	})
+}
+
+// writeOptions are the store's options of a create, update or patch.
+func (s *Server) writeOptions(r *http.Request, c *call, p writeParams, verb string) registry.WriteOptions {
+	return registry.WriteOptions{DryRun: p.dryRun, Admission: s.admission(r, c, p.options(verb), p.dryRun)}
 }
 
 // options are the write's CreateOptions, UpdateOptions or PatchOptions.

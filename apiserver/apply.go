@@ -61,13 +61,14 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		return obj, checkNameMatches(obj, c)
 	}
-	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
-	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
+	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	wopts := s.writeOptions(r, c, params, "patch")
 	code := http.StatusOK
-	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) { return apply(cur.Live()) })
+	out, err := c.res.store.Update(ctx, c.info.Namespace, c.info.Name, c.info.Subresource,
+		func(cur *registry.Current) (runtime.Object, error) { return apply(cur.Live()) }, wopts)
 	if errors.Is(err, storage.ErrNotFound) && c.info.Subresource == "" {
 		code = http.StatusCreated
-		out, err = s.createByApply(actx, c, params, fm, apply, warnings)
+		out, err = s.createByApply(r.Context(), c, wopts, fm, apply, warnings)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -81,21 +82,18 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 // the configuration applied to an empty object, then the kind's create
 // strategy. A create that loses a race with another is answered 409, as
 // kube-apiserver's store answers it.
-func (s *Server) createByApply(reqCtx context.Context, c *call, params writeParams, fm *fieldmanager.Manager,
-	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (written, error) {
-	if c.res.terminating {
-		return written{}, createTerminating(c.res, c.info.Name)
-	}
+func (s *Server) createByApply(reqCtx context.Context, c *call, opts registry.WriteOptions, fm *fieldmanager.Manager,
+	apply func(runtime.Object) (runtime.Object, error), warnings *registry.Warnings) (registry.Written, error) {
 	empty, err := fm.Empty()
 	if err != nil {
-		return written{}, apierrors.NewInternalError(err)
+		return registry.Written{}, apierrors.NewInternalError(err)
 	}
 	obj, err := apply(empty)
 	if err != nil {
-		return written{}, err
+		return registry.Written{}, err
 	}
 	ctx := c.res.kind.Context(reqCtx, c.info.Namespace, "create", "", warnings)
-	return s.createObject(ctx, c, obj, params.dryRun)
+	return c.res.store.Create(ctx, obj, opts)
 }
 
 // recordUpdate records in obj's managedFields what a write other than

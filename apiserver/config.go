@@ -131,17 +131,15 @@ type Metrics interface {
 	SetWatchCacheBytes(gr schema.GroupResource, n int64)
 }
 
-// resource is one served kind and its store (nil for a review).
+// resource is one served kind and its generic store (nil for a review).
 type resource struct {
 	kind  *registry.Kind
-	store *storage.Store
+	store *registry.Store
 	// items keeps the JSON of list items, events that of watch events
 	// (shared by the resources of one store); protos the protobuf
 	// messages of objects and protoEvents the protobuf watch frames (nil
 	// for kinds without protobuf).
 	items, events, protos, protoEvents *itemCache
-	// terminating: the kind's CRD is being deleted; no new objects.
-	terminating bool
 }
 
 // Server is the API. Build it with New; Close stops its stores.
@@ -152,10 +150,12 @@ type Server struct {
 	served     atomic.Pointer[served]
 	mu         sync.Mutex
 	crds       *crdController
-	namespaces *resource
-	openapi    *OpenAPIBuild
-	ctx        context.Context
-	cancel     context.CancelFunc
+	namespaces *registry.Namespaces
+	// shared is what the resources' stores share.
+	shared  *registry.Shared
+	openapi *OpenAPIBuild
+	ctx     context.Context
+	cancel  context.CancelFunc
 	// watches ends when EndWatches is called.
 	watches       context.Context
 	endWatches    context.CancelFunc
@@ -199,6 +199,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	builtins := newServed()
 	s.served.Store(builtins)
+	s.namespaces = registry.NewNamespaces(ctx, !cfg.WithoutNamespaceLifecycle, s.stores, s.log)
+	s.shared = &registry.Shared{Namespaces: s.namespaces, Lookup: s.lookupStore, TokenRequest: cfg.TokenRequest,
+		EtcdHealth: s.etcdHealth, Log: s.log}
 	for _, k := range cfg.Kinds {
 		r, err := s.newResource(k)
 		if err != nil {
@@ -206,11 +209,8 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		builtins.add(r)
-		if k.GVK.Group == "" && k.Resource == "namespaces" {
-			s.namespaces = r
-		}
 	}
-	if s.namespaces == nil {
+	if !s.namespaces.Served() {
 		s.Close()
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
@@ -244,7 +244,7 @@ func (s *Server) countObjects(ctx context.Context, interval time.Duration) {
 				continue
 			}
 			seen[gr] = true
-			n, err := r.store.Count(ctx, "")
+			n, err := r.store.Storage().Count(ctx, "")
 			if err != nil {
 				n = -1
 			}
@@ -302,7 +302,7 @@ func (s *Server) newResource(k *registry.Kind) (*resource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: store for %s: %w", k.GroupResource(), err)
 	}
-	res := &resource{kind: k, store: st, items: newItemCache(itemCacheBytes, k.CRD() != nil),
+	res := &resource{kind: k, store: registry.NewStore(k, st, s.shared), items: newItemCache(itemCacheBytes, k.CRD() != nil),
 		events: newItemCache(eventCacheBytes, true)}
 	if k.HasProtobuf() {
 		res.protos = newProtobufCache(itemCacheBytes, k)
@@ -321,6 +321,35 @@ const (
 
 // current is the set of resources served now.
 func (s *Server) current() *served { return s.served.Load() }
+
+// lookupStore finds the store of a resource served now.
+func (s *Server) lookupStore(gvr schema.GroupVersionResource) (*registry.Store, bool) {
+	r, ok := s.current().lookup(gvr)
+	if !ok || r.store == nil {
+		return nil, false
+	}
+	return r.store, true
+}
+
+// etcdHealth is etcd's health as componentstatuses report it: a read of
+// one key succeeds.
+func (s *Server) etcdHealth(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	_, err := s.cfg.Client.Get(ctx, "health")
+	return err
+}
+
+// stores are the generic stores of the resources served now.
+func (s *Server) stores() []*registry.Store {
+	var out []*registry.Store
+	for _, r := range s.current().resources {
+		if r.store != nil {
+			out = append(out, r.store)
+		}
+	}
+	return out
+}
 
 // openAPIScheme names the served types in the OpenAPI documents.
 var openAPIScheme = func() *runtime.Scheme {
@@ -363,7 +392,7 @@ func (s *Server) WaitReady(ctx context.Context) error {
 		if r.store == nil {
 			continue
 		}
-		if err := r.store.WaitReady(ctx); err != nil {
+		if err := r.store.Storage().WaitReady(ctx); err != nil {
 			return err
 		}
 	}
@@ -380,7 +409,7 @@ func (s *Server) Close() {
 	defer s.mu.Unlock()
 	for _, r := range s.current().resources {
 		if r.store != nil {
-			r.store.Close()
+			r.store.Storage().Close()
 		}
 	}
 }

@@ -82,7 +82,7 @@ func (c *crdController) run(ctx context.Context) {
 }
 
 func (c *crdController) listAndWatch(ctx context.Context) error {
-	list, err := c.crds.store.List(ctx, "", storage.ListOptions{})
+	list, err := c.crds.store.Storage().List(ctx, "", storage.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (c *crdController) listAndWatch(ctx context.Context) error {
 		}
 	}
 	c.syncOnce.Do(func() { close(c.synced) })
-	w, err := c.crds.store.Watch(ctx, "", storage.ListOptions{ResourceVersion: list.GetResourceVersion()})
+	w, err := c.crds.store.Storage().Watch(ctx, "", storage.ListOptions{ResourceVersion: list.GetResourceVersion()})
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (c *crdController) writeStatus(ctx context.Context, crd *apiextensionsv1.Cu
 	if statusEqual(crd.Status, status) {
 		return nil
 	}
-	_, err := c.crds.store.GuaranteedUpdate(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID},
+	_, err := c.crds.store.Storage().GuaranteedUpdate(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID},
 		func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
 			if err != nil {
@@ -268,13 +268,13 @@ func (c *crdController) install(crd *apiextensionsv1.CustomResourceDefinition, r
 		if r == nil {
 			if r, err = c.s.newResource(k); err != nil {
 				for _, s := range started {
-					s.store.Close()
+					s.store.Storage().Close()
 				}
 				return err
 			}
 			started = append(started, r)
 		}
-		r = &resource{kind: k, store: r.store, items: r.items, events: r.events, terminating: terminating}
+		r = &resource{kind: k, store: r.store.Serving(k, terminating), items: r.items, events: r.events}
 		next.add(r)
 		entry.gvrs = append(entry.gvrs, k.GroupVersionResource())
 	}
@@ -316,13 +316,13 @@ func closeUnused(retired []*resource, next *served) {
 	for _, r := range retired {
 		inUse := false
 		for _, n := range next.resources {
-			if n.store == r.store {
+			if n.store.Storage() == r.store.Storage() {
 				inUse = true
 				break
 			}
 		}
 		if !inUse {
-			r.store.Close()
+			r.store.Storage().Close()
 		}
 	}
 }
@@ -364,7 +364,7 @@ func (c *crdController) uninstall(name string) {
 func (c *crdController) finalize(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, raw map[string]any) error {
 	if !apihelpers.CRDHasFinalizer(crd, apiextensionsv1.CustomResourceCleanupFinalizer) {
 		if len(crd.Finalizers) == 0 {
-			_, err := c.crds.store.Delete(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID})
+			_, err := c.crds.store.Storage().Delete(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID})
 			if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
 				return nil
 			}
@@ -381,7 +381,7 @@ func (c *crdController) finalize(ctx context.Context, crd *apiextensionsv1.Custo
 		}
 	}
 	c.uninstall(crd.Name)
-	out, err := c.crds.store.GuaranteedUpdate(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID},
+	out, err := c.crds.store.Storage().GuaranteedUpdate(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID},
 		func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			finalizers := slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool {
 				return f == apiextensionsv1.CustomResourceCleanupFinalizer
@@ -396,7 +396,7 @@ func (c *crdController) finalize(ctx context.Context, crd *apiextensionsv1.Custo
 		return err
 	}
 	if len(out.GetFinalizers()) == 0 {
-		_, err = c.crds.store.Delete(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID})
+		_, err = c.crds.store.Storage().Delete(ctx, "", crd.Name, &storage.Preconditions{UID: crd.UID})
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) {
 			return nil
 		}
@@ -416,13 +416,13 @@ func (c *crdController) deleteInstances(ctx context.Context, crd *apiextensionsv
 	if !ok {
 		return nil
 	}
-	list, err := r.store.List(ctx, "", storage.ListOptions{})
+	list, err := r.store.Storage().List(ctx, "", storage.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for i := range list.Items {
 		item := &list.Items[i]
-		if _, err := r.store.Delete(ctx, item.GetNamespace(), item.GetName(), nil); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if _, err := r.store.Storage().Delete(ctx, item.GetNamespace(), item.GetName(), nil); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 	}

@@ -22,7 +22,7 @@ func TestCreateWhileCRDTerminating(t *testing.T) {
 		t.Fatal("widgets are not served")
 	}
 	terminating := *res
-	terminating.terminating = true
+	terminating.store = res.store.Serving(res.kind, true)
 	forbidden := func(name string) string {
 		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"widgets.example.com \"` + name +
 			`\" is forbidden: create not allowed while custom resource definition is terminating","reason":"Forbidden","details":{"name":"` + name +

@@ -1,12 +1,7 @@
 package apiserver
 
 import (
-	"errors"
 	"net/http"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/stratadev/strata/storage"
 )
 
 // serveDeleteCollection answers DELETE of a collection: every object the
@@ -31,20 +26,10 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, c
 		writeError(w, err)
 		return
 	}
-	out := &unstructured.UnstructuredList{}
-	out.SetResourceVersion(list.GetResourceVersion())
-	actx := s.withAdmission(r, c, opts, len(opts.DryRun) > 0)
-	for i := range list.Items {
-		item := &list.Items[i]
-		obj, _, err := s.deleteOne(actx, c.res, item.GetNamespace(), item.GetName(), opts)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		out.Items = append(out.Items, *obj)
+	out, err := c.res.store.DeleteCollection(r.Context(), list, opts, s.admission(r, c, opts, len(opts.DryRun) > 0))
+	if err != nil {
+		writeError(w, err)
+		return
 	}
 	s.writeList(w, r, c, out, nil)
 }

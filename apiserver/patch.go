@@ -57,9 +57,8 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 	warnings := &registry.Warnings{}
 	var decodeWarnings []string
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
-	actx := s.withAdmission(r, c, params.options("patch"), params.dryRun)
-	ctx := kind.Context(actx, c.info.Namespace, "patch", c.info.Subresource, warnings)
-	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
+	ctx := kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	out, err := c.res.store.Update(ctx, c.info.Namespace, c.info.Name, c.info.Subresource, func(cur *registry.Current) (runtime.Object, error) {
 		current, err := jsonenc.Marshal(cur.Object)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -80,7 +79,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 			return nil, err
 		}
 		return s.recordUpdate(c, cur.Live(), obj, manager), nil
-	})
+	}, s.writeOptions(r, c, params, "patch"))
 	if err != nil {
 		writeError(w, err)
 		return

@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -151,29 +150,12 @@ func writeResult(w http.ResponseWriter, c *call, code int, v any) {
 	writeEncoded(w, code, v, c.media.enc)
 }
 
-// written is an object a create or an update stored (or, on a dry run,
-// would store), and what it was prepared from when the store answered that
-// very object (not the unchanged one of a no-op update).
-type written struct {
-	*unstructured.Unstructured
-	prepared *registry.Prepared
-}
-
-// writtenOf pairs out, the store's answer, with prepared, the object the
-// write handed the store, if out is that object with its resourceVersion.
-func writtenOf(out *unstructured.Unstructured, prepared *registry.Prepared) written {
-	if prepared == nil || prepared.Unstructured != out {
-		prepared = nil
-	}
-	return written{Unstructured: out, prepared: prepared}
-}
-
 // writeWritten answers a write with the object stored. In protobuf it
 // encodes the typed object the object was prepared from, when there is
 // one, rather than converting the stored object back.
-func writeWritten(w http.ResponseWriter, c *call, code int, out written) {
-	if out.prepared != nil && c.media.enc == encodingProtobuf {
-		msg, ok, err := out.prepared.ProtobufOf(out.GetResourceVersion())
+func writeWritten(w http.ResponseWriter, c *call, code int, out registry.Written) {
+	if out.Prepared != nil && c.media.enc == encodingProtobuf {
+		msg, ok, err := out.Prepared.ProtobufOf(out.GetResourceVersion())
 		if err != nil {
 			writeError(w, apierrors.NewInternalError(err))
 			return

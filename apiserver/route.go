@@ -3,11 +3,14 @@ package apiserver
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/stratadev/strata/registry"
 )
 
 // requestInfoFactory parses /api and /apis paths as kube-apiserver does.
@@ -73,9 +76,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	res, ok := s.current().lookup(gvr)
-	if ok && res == s.namespaces {
+	if ok && !res.kind.Namespaced && !namespaceInPath(r.URL.Path, info) {
 		// RequestInfoFactory reads /api/v1/namespaces/{name} as the
-		// namespace {name}; a namespace itself lives in none.
+		// namespace {name}: the path of a cluster-scoped object whose
+		// resource is the namespaces' own, not a namespace prefix.
 		info.Namespace = ""
 	}
 	if !ok || (!res.kind.Namespaced && info.Namespace != "") {
@@ -87,8 +91,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.serveReview(w, r, c)
 		return
 	}
-	if isBinding(c) {
-		s.serveBinding(w, r, c)
+	if creater, ok := res.store.Creater(info.Subresource); ok && info.Verb == "create" {
+		s.serveCreater(w, r, c, creater)
 		return
 	}
 	if info.Subresource != "" && s.serveMoreSubresource(w, r, c) {
@@ -105,10 +109,6 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if info.Subresource == "scale" {
 		s.serveScale(w, r, c)
-		return
-	}
-	if res.kind.GroupVersionResource() == gvrComponentStatuses {
-		s.serveComponentStatus(w, r, c)
 		return
 	}
 	s.dispatch(w, r, c)
@@ -156,11 +156,23 @@ func methodAllowed(res *resource, info *genericapirequest.RequestInfo) bool {
 }
 
 // notFoundPath is kube-apiserver's 404 for a path it does not serve.
-func notFoundPath() error {
-	err := apierrors.NewNotFound(schema.GroupResource{}, "")
-	err.ErrStatus.Message = "the server could not find the requested resource"
-	err.ErrStatus.Details = nil
-	return err
+func notFoundPath() error { return registry.NotServed() }
+
+// namespaceInPath says whether a resource request's path has a namespace
+// prefix (/namespaces/{namespace}/{resource}...) rather than naming an
+// object of the resource called namespaces (/namespaces/{name}[/{sub}]),
+// which RequestInfoFactory also reads as a namespace.
+func namespaceInPath(path string, info *genericapirequest.RequestInfo) bool {
+	if info.Namespace == "" {
+		return false
+	}
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+2 < len(parts); i++ {
+		if parts[i] == "namespaces" && parts[i+1] == info.Namespace && parts[i+2] != "" && info.Resource == parts[i+2] {
+			return true
+		}
+	}
+	return false
 }
 
 func oneOf(s string, options ...string) bool {

@@ -99,9 +99,10 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 	want func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) {
 	kind := c.res.kind
 	warnings := &registry.Warnings{}
-	ctx := kind.Context(s.withAdmission(r, c, params.options(c.info.Verb), params.dryRun), c.info.Namespace, c.info.Verb, "scale", warnings)
+	ctx := kind.Context(r.Context(), c.info.Namespace, c.info.Verb, "scale", warnings)
 	manager := fieldmanager.ManagerName(params.fieldManager, r.UserAgent())
-	out, err := s.update(ctx, c, params.dryRun, func(cur *registry.Current) (runtime.Object, error) {
+	// A Scale's write is an update of the object through its strategy.
+	out, err := c.res.store.Update(ctx, c.info.Namespace, c.info.Name, "", func(cur *registry.Current) (runtime.Object, error) {
 		old, err := kind.ScaleOf(cur.Unstructured)
 		if err != nil {
 			return nil, err
@@ -117,7 +118,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, c.info.Name))
 		}
 		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
-			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
+			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, registry.ErrModified)
 		}
 		next, err := kind.WithReplicas(cur.Unstructured, sc.Spec.Replicas)
 		if err != nil {
@@ -127,7 +128,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		// with subresource "scale", as kube-apiserver's scale handler
 		// records it.
 		return s.recordUpdate(c, cur.Live(), next, manager), nil
-	})
+	}, s.writeOptions(r, c, params, c.info.Verb))
 	if err != nil {
 		writeError(w, err)
 		return

@@ -92,7 +92,9 @@ func TestEveryResourceCRUD(t *testing.T) {
 	for gvr, r := range served {
 		// bindings: TestBinding; componentstatuses: TestComponentStatuses;
 		// the reviews, never stored: review_test.go.
-		if !tested[gvr] && gvr != gvrBindings && gvr != gvrComponentStatuses && !r.kind.IsReview() {
+		notStored := gvr == schema.GroupVersionResource{Version: "v1", Resource: "bindings"} ||
+			gvr == schema.GroupVersionResource{Version: "v1", Resource: "componentstatuses"}
+		if !tested[gvr] && !notStored && !r.kind.IsReview() {
 			t.Errorf("%s (%s) has no example object", gvr, r.kind.GVK.Kind)
 		}
 	}

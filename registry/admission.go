@@ -44,61 +44,57 @@ type AdmissionRequest struct {
 	Versions []schema.GroupVersionKind
 }
 
-type admissionKey struct{}
-
-type boundAdmission struct {
-	a   Admission
-	req *AdmissionRequest
+// Admitting is the admission chain bound to one request: the objects a
+// write prepares with it pass the chain, as upstream's handlers pass their
+// create and update validation functions to the generic store. nil admits
+// everything: writes the server makes on its own behalf (the default
+// namespaces, a PodDisruptionBudget's status during an eviction) pass no
+// admission, as in kube-apiserver, where they write through storage.
+type Admitting struct {
+	chain Admission
+	req   *AdmissionRequest
 }
 
-// WithAdmission returns ctx carrying the admission chain and the request
-// it is bound to: the writes prepared under ctx pass it. Writes the server
-// makes on its own behalf (defaults, a PodDisruptionBudget's status during
-// an eviction) do not carry it, as in kube-apiserver, where they write
-// through storage, not through the handlers.
-func WithAdmission(ctx context.Context, a Admission, req *AdmissionRequest) context.Context {
+// Bind binds the chain a (nil: none) to one request.
+func Bind(a Admission, req *AdmissionRequest) *Admitting {
 	if a == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, admissionKey{}, &boundAdmission{a: a, req: req})
-}
-
-// admit runs the mutating plugins bound to ctx, if any.
-func admit(ctx context.Context, op upstreamadmission.Operation, obj, old runtime.Object) error {
-	b, ok := ctx.Value(admissionKey{}).(*boundAdmission)
-	if !ok {
 		return nil
 	}
-	return b.a.Admit(ctx, op, b.req, obj, old)
+	return &Admitting{chain: a, req: req}
 }
 
-// validate runs the validating plugins bound to ctx, if any.
-func validate(ctx context.Context, op upstreamadmission.Operation, obj, old runtime.Object) error {
-	b, ok := ctx.Value(admissionKey{}).(*boundAdmission)
-	if !ok {
+// admit runs the mutating plugins, if any.
+func (b *Admitting) admit(ctx context.Context, op upstreamadmission.Operation, obj, old runtime.Object) error {
+	if b == nil {
 		return nil
 	}
-	return b.a.Validate(ctx, op, b.req, obj, old)
+	return b.chain.Admit(ctx, op, b.req, obj, old)
 }
 
-// AdmitDelete runs the admission bound to ctx for a delete of cur (its
-// stored form): the mutating plugins without objects, then the validating
-// ones with cur as the old object, as kube-apiserver's delete handler and
-// generic store do.
-func (k *Kind) AdmitDelete(ctx context.Context, cur *unstructured.Unstructured) error {
-	b, ok := ctx.Value(admissionKey{}).(*boundAdmission)
-	if !ok {
+// validate runs the validating plugins, if any.
+func (b *Admitting) validate(ctx context.Context, op upstreamadmission.Operation, obj, old runtime.Object) error {
+	if b == nil {
+		return nil
+	}
+	return b.chain.Validate(ctx, op, b.req, obj, old)
+}
+
+// admitDelete runs admission for a delete of cur (its stored form): the
+// mutating plugins without objects, then the validating ones with cur as
+// the old object, as kube-apiserver's delete handler and generic store do.
+func (k *Kind) admitDelete(ctx context.Context, b *Admitting, cur *unstructured.Unstructured) error {
+	if b == nil {
 		return nil
 	}
 	// A collection's delete names each object in turn.
 	req := *b.req
 	req.Namespace, req.Name = cur.GetNamespace(), cur.GetName()
-	if err := b.a.Admit(ctx, upstreamadmission.Delete, &req, nil, nil); err != nil {
+	if err := b.chain.Admit(ctx, upstreamadmission.Delete, &req, nil, nil); err != nil {
 		return err
 	}
 	old, err := k.internalOf(cur)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	return b.a.Validate(ctx, upstreamadmission.Delete, &req, nil, old)
+	return b.chain.Validate(ctx, upstreamadmission.Delete, &req, nil, old)
 }

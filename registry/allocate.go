@@ -26,6 +26,10 @@ type Allocator interface {
 	Release(obj runtime.Object)
 }
 
+// AllocatesServiceAddresses says whether the kind's objects hold cluster
+// IPs and node ports, which the server's Allocator hands out (Services).
+func (k *Kind) AllocatesServiceAddresses() bool { return k.serviceAddresses }
+
 // SetAllocator makes the kind's creates and updates allocate with a, and
 // its deletes release; see WithAllocation.
 func (k *Kind) SetAllocator(a Allocator) { k.allocator = a }

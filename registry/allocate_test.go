@@ -75,7 +75,7 @@ func TestAllocation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := k.PrepareCreate(ctx, obj); (err != nil) != tc.fail {
+				if _, err := k.PrepareCreate(ctx, obj, nil); (err != nil) != tc.fail {
 					t.Fatalf("prepare: %v", err)
 				}
 			}
@@ -98,7 +98,7 @@ func TestAllocationRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+	_, err = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj, nil)
 	if !apierrors.IsInternalError(err) {
 		t.Errorf("got %v, want an internal error", err)
 	}

@@ -121,13 +121,13 @@ var builtin = []Kind{
 	{GVK: core.WithKind("Namespace"), Resource: "namespaces", ShortNames: []string{"ns"},
 		verbs:    []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		strategy: namespace.Strategy, status: namespace.StatusStrategy, more: namespaceSubresources,
-		attrs: namespace.GetAttrs},
+		attrs: namespace.GetAttrs, namespace: true},
 	// bindings are not stored: a create assigns the named pod to a node
 	// (BindPod), as pods/binding does.
-	{GVK: core.WithKind("Binding"), Resource: "bindings", Namespaced: true, verbs: []string{"create"}},
+	{GVK: core.WithKind("Binding"), Resource: "bindings", Namespaced: true, verbs: []string{"create"}, bindsPods: true},
 	// componentstatuses are not stored: probed (componentstatus.go).
 	{GVK: core.WithKind("ComponentStatus"), Resource: "componentstatuses", ShortNames: []string{"cs"},
-		verbs: []string{"get", "list"}},
+		verbs: []string{"get", "list"}, probed: true},
 	{GVK: core.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true, ShortNames: []string{"cm"},
 		strategy: configmap.Strategy,
 		attrs:    configmap.GetAttrs},
@@ -161,7 +161,7 @@ var builtin = []Kind{
 		attrs: secret.GetAttrs},
 	{GVK: core.WithKind("Service"), Resource: "services", Namespaced: true, ShortNames: []string{"svc"}, Categories: all,
 		strategy: service.Strategy, status: service.StatusStrategy, more: serviceSubresources,
-		attrs: service.GetAttrs},
+		attrs: service.GetAttrs, serviceAddresses: true},
 	{GVK: core.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true, ShortNames: []string{"sa"},
 		strategy: serviceaccount.Strategy, more: serviceAccountSubresources},
 

@@ -65,7 +65,7 @@ func gadgetKind(t testing.TB) *Kind {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("decoding the CRD: %v %q", err, warnings)
 	}
-	stored, err := crdKind.PrepareCreate(crdKind.Context(context.Background(), "", "create", "", nil), obj)
+	stored, err := crdKind.PrepareCreate(crdKind.Context(context.Background(), "", "create", "", nil), obj, nil)
 	if err != nil {
 		t.Fatalf("preparing the CRD: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestPreparedProtobufOfCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prepared, err := crdKind.PrepareCreate(crdKind.Context(context.Background(), "", "create", "", nil), obj)
+	prepared, err := crdKind.PrepareCreate(crdKind.Context(context.Background(), "", "create", "", nil), obj, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +166,6 @@ func FuzzCustomResourceDecode(f *testing.F) {
 		if !ok || u.GetAPIVersion() != "example.com/v1" || u.GetKind() != "Gadget" {
 			t.Fatalf("decoded %T %v", obj, obj.GetObjectKind().GroupVersionKind())
 		}
-		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj, nil)
 	})
 }

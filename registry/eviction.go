@@ -237,7 +237,7 @@ func (k *Kind) Evicting(ctx context.Context, u *unstructured.Unstructured) (*uns
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	prepared, err := k.PrepareUpdate(ctx, external, k.Current(u), "status")
+	prepared, err := k.PrepareUpdate(ctx, external, k.Current(u), "status", nil)
 	if err != nil {
 		return nil, err
 	}

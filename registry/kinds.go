@@ -38,6 +38,11 @@ type Kind struct {
 	attrs attrsFunc
 	// binding: the kind is Pod, with its binding subresource (binding.go).
 	binding bool
+	// bindsPods: the resource's creates bind pods (bindings).
+	bindsPods bool
+	// probed: the kind is not stored; its objects are the components'
+	// probed health (componentstatuses).
+	probed bool
 	// more are the kind's other subresources (subresources.go).
 	more []subresource
 	// storedAs is set for kinds stored in another version (versions.go).
@@ -52,12 +57,19 @@ type Kind struct {
 	defaultTable bool
 	// deleteFinalizer is added by a delete (see DeleteFinalizer).
 	deleteFinalizer string
+	// namespace: the kind is Namespace, whose deletion marks it
+	// Terminating and empties it, and whose objects the namespace rules
+	// read (namespaces.go).
+	namespace bool
 	// keepsSchemaExtensions: the kind is CustomResourceDefinition, whose
 	// schemas' x-kubernetes-patch-* keys strata keeps beside the typed
 	// object (crdextensions.go).
 	keepsSchemaExtensions bool
 	// fields are the kind's field managers (fieldmanager.go).
 	fields *fieldManagers
+	// serviceAddresses: the kind's objects hold cluster IPs and node
+	// ports, which allocator hands out.
+	serviceAddresses bool
 	// allocator hands out what objects hold outside themselves (a
 	// Service's cluster IPs and node ports); nil for most kinds.
 	allocator Allocator

@@ -64,8 +64,8 @@ func (k *Kind) Context(ctx context.Context, namespace, verb, subresource string,
 // PrepareCreate turns a decoded object (from Decode) into the object to
 // store: system metadata, a generated name for generateName, the kind's
 // create strategy and its validation, as kube-apiserver's generic store does.
-// ctx comes from Context.
-func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*Prepared, error) {
+// ctx comes from Context; adm is the request's admission (nil: none).
+func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object, adm *Admitting) (*Prepared, error) {
 	obj, exts := unwrapCRD(obj)
 	internal, err := k.toInternal(obj)
 	if err != nil {
@@ -80,7 +80,7 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*Prepared
 	}
 	// Mutating admission sees the object as sent (with its namespace), as
 	// kube-apiserver's create handler runs it before the store.
-	if err := admit(ctx, upstreamadmission.Create, internal, nil); err != nil {
+	if err := adm.admit(ctx, upstreamadmission.Create, internal, nil); err != nil {
 		return nil, err
 	}
 	if err := k.checkCreate(ctx, internal); err != nil {
@@ -101,7 +101,7 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*Prepared
 	if err := rest.BeforeCreate(k.strategy, ctx, internal); err != nil {
 		return nil, err
 	}
-	if err := validate(ctx, upstreamadmission.Create, internal, nil); err != nil {
+	if err := adm.validate(ctx, upstreamadmission.Create, internal, nil); err != nil {
 		return nil, err
 	}
 	return k.storedWith(internal, exts)
@@ -111,8 +111,9 @@ func (k *Kind) PrepareCreate(ctx context.Context, obj runtime.Object) (*Prepared
 // replaces current: the update strategy (status kept, generation bumped on
 // spec change) and update validation (immutable fields). For a
 // subresource ("status", "ephemeralcontainers", ...) the subresource's
-// strategy applies instead (for status: spec kept).
-func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *Current, subresource string) (*Prepared, error) {
+// strategy applies instead (for status: spec kept). adm is the request's
+// admission (nil: none).
+func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *Current, subresource string, adm *Admitting) (*Prepared, error) {
 	strategy := k.updateStrategy(subresource)
 	if strategy == nil {
 		return nil, apierrors.NewNotFound(k.GroupResource(), current.GetName())
@@ -131,7 +132,7 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *C
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if err := admit(ctx, upstreamadmission.Update, internal, old); err != nil {
+	if err := adm.admit(ctx, upstreamadmission.Update, internal, old); err != nil {
 		return nil, err
 	}
 	if err := k.checkUpdate(ctx, internal, old); err != nil {
@@ -161,7 +162,7 @@ func (k *Kind) PrepareUpdate(ctx context.Context, obj runtime.Object, current *C
 	if err := rest.BeforeUpdate(strategy, ctx, internal, old); err != nil {
 		return nil, err
 	}
-	if err := validate(ctx, upstreamadmission.Update, internal, old); err != nil {
+	if err := adm.validate(ctx, upstreamadmission.Update, internal, old); err != nil {
 		return nil, err
 	}
 	return k.storedWith(internal, exts)

@@ -45,7 +45,7 @@ func TestDecodeProtobuf(t *testing.T) {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("DecodeProtobuf: %v, warnings %q", err, warnings)
 	}
-	fromProtobuf, err := k.PrepareCreate(ctx, obj)
+	fromProtobuf, err := k.PrepareCreate(ctx, obj, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func FuzzDecodeProtobuf(f *testing.F) {
 		if _, ok := obj.(*appsv1.Deployment); !ok {
 			t.Fatalf("decoded a %T, want a Deployment", obj)
 		}
-		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+		_, _ = k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj, nil)
 	})
 }
 

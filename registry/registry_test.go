@@ -32,7 +32,7 @@ func create(t *testing.T, k *Kind, body string) (*unstructured.Unstructured, err
 	if err != nil {
 		return nil, err
 	}
-	prepared, err := k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj)
+	prepared, err := k.PrepareCreate(k.Context(context.Background(), "default", "create", "", nil), obj, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func TestUpdateGenerationAndImmutableSelector(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		prepared, err := k.PrepareUpdate(ctx, obj, k.Current(cur), "")
+		prepared, err := k.PrepareUpdate(ctx, obj, k.Current(cur), "", nil)
 		if err != nil {
 			return nil, err
 		}

@@ -1,12 +1,18 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
 	authenticationapi "k8s.io/kubernetes/pkg/apis/authentication"
+
 	// authentication.k8s.io's types, defaults (expirationSeconds 3600)
 	// and conversions, for TokenRequest bodies.
 	_ "k8s.io/kubernetes/pkg/apis/authentication/install"
@@ -44,4 +50,42 @@ func TokenRequestV1(obj runtime.Object) (*authenticationv1.TokenRequest, error) 
 	}
 	out.SetGroupVersionKind(tokenRequestGVK)
 	return out, nil
+}
+
+// tokenREST serves serviceaccounts/token with upstream's TokenREST (package
+// satoken builds it), as kube-apiserver's create handler calls it: the
+// body is an authentication.k8s.io/v1 TokenRequest, defaulted; a
+// namespace in it must be the URL's; the namespace travels in the
+// context; TokenREST's warnings (an expiration shortened to the maximum)
+// are the answer's; the answer is the TokenRequest with its token.
+type tokenREST struct {
+	rest rest.NamedCreater
+}
+
+func (t *tokenREST) BodyKind() *Kind { return TokenRequestKind() }
+
+func (t *tokenREST) Create(ctx context.Context, req *CreateRequest) (runtime.Object, []string, error) {
+	tr, warnings, err := DecodeTokenRequest(req.Body, req.FieldValidation)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tr.Namespace != "" && tr.Namespace != req.Namespace {
+		return nil, nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	rec := &Warnings{}
+	ctx = genericapirequest.WithNamespace(ctx, req.Namespace)
+	ctx = warning.WithWarningRecorder(ctx, rec)
+	var dryRun []string
+	if req.DryRun {
+		dryRun = []string{metav1.DryRunAll}
+	}
+	out, err := t.rest.Create(ctx, req.Name, tr, nil, &metav1.CreateOptions{DryRun: dryRun})
+	if err != nil {
+		return nil, nil, err
+	}
+	v1, err := TokenRequestV1(out)
+	if err != nil {
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	return v1, append(warnings, rec.List()...), nil
 }

@@ -1,9 +1,9 @@
-package apiserver
+package registry
 
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"net/url"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +23,6 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/node"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 
-	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 )
 
@@ -38,41 +37,63 @@ import (
 // cannot reach.
 
 var (
-	gvrNodes          = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	gvrNodes          = core.WithResource("nodes")
 	gvrEndpointSlices = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
 )
 
 // parameterCodec decodes a connecter's query into its internal options.
-var parameterCodec = runtime.NewParameterCodec(registry.Scheme)
+var parameterCodec = runtime.NewParameterCodec(Scheme)
 
-// serveKubelet answers one kubelet-served subresource request.
-func (s *Server) serveKubelet(w http.ResponseWriter, r *http.Request, c *call) {
-	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, c.info.Verb, c.info.Subresource, nil)
-	getter := podGetter{res: c.res, ns: c.info.Namespace}
-	conn := connectionInfo{s: s, subresource: c.res.kind.Resource + "/" + c.info.Subresource}
-	name := c.info.Name
+// Connecter serves a subresource kube-apiserver serves through a kubelet
+// or a service's endpoints, up to the point where kube-apiserver would
+// connect.
+type Connecter interface {
+	// Connect answers the request for the object ns/name with the
+	// query's options: an error (503 where kube-apiserver would connect),
+	// or noContent for a log that does not exist yet.
+	Connect(ctx context.Context, ns, name string, query url.Values) (noContent bool, err error)
+}
+
+// Connecter is the store of a kubelet-served subresource, if it is one.
+func (s *Store) Connecter(subresource string) (Connecter, bool) {
+	if isKubelet, _ := s.kind.KubeletSubresource(subresource, "get"); !isKubelet {
+		return nil, false
+	}
+	return &kubeletREST{store: s, subresource: subresource, lookup: s.lookup}, true
+}
+
+// kubeletREST serves one kubelet-served subresource of a store.
+type kubeletREST struct {
+	store       *Store
+	subresource string
+	lookup      func(schema.GroupVersionResource) (*Store, bool)
+}
+
+func (k *kubeletREST) Connect(ctx context.Context, ns, name string, query url.Values) (bool, error) {
+	kind := k.store.kind
+	getter := podGetter{store: k.store, ns: ns}
+	conn := connectionInfo{lookup: k.lookup, subresource: kind.Resource + "/" + k.subresource}
 	var err error
-	switch c.res.kind.Resource + "/" + c.info.Subresource {
+	switch kind.Resource + "/" + k.subresource {
 	case "pods/log":
 		var location bool
-		if location, err = podLog(ctx, r, getter, conn, name); err == nil && !location {
+		if location, err = podLog(ctx, query, getter, conn, name); err == nil && !location {
 			// An unscheduled pod has no log: kube-apiserver streams nothing.
-			w.WriteHeader(http.StatusNoContent)
-			return
+			return true, nil
 		}
 	case "pods/exec":
 		opts := &api.PodExecOptions{}
-		if err = decodeOptions(r, opts); err == nil {
+		if err = decodeOptions(query, opts); err == nil {
 			_, _, err = pod.ExecLocation(ctx, getter, conn, name, opts)
 		}
 	case "pods/attach":
 		opts := &api.PodAttachOptions{}
-		if err = decodeOptions(r, opts); err == nil {
+		if err = decodeOptions(query, opts); err == nil {
 			_, _, err = pod.AttachLocation(ctx, getter, conn, name, opts)
 		}
 	case "pods/portforward":
 		opts := &api.PodPortForwardOptions{}
-		if err = decodeOptions(r, opts); err == nil {
+		if err = decodeOptions(query, opts); err == nil {
 			_, _, err = pod.PortForwardLocation(ctx, getter, conn, name, opts)
 		}
 	case "pods/proxy":
@@ -82,19 +103,19 @@ func (s *Server) serveKubelet(w http.ResponseWriter, r *http.Request, c *call) {
 	case "nodes/proxy":
 		_, _, err = node.ResourceLocation(nil, conn, nil, ctx, name)
 	case "services/proxy":
-		err = s.serviceLocation(ctx, c.res, c.info.Namespace, name)
+		err = serviceLocation(ctx, k.store, k.lookup, ns, name)
 	default:
-		err = notFoundPath()
+		err = NotServed()
 	}
-	writeError(w, err)
+	return false, err
 }
 
 // podLog runs upstream's LogREST.Get up to the connection: the options
 // decoded and validated, then the log's location (none for an unscheduled
 // pod).
-func podLog(ctx context.Context, r *http.Request, getter podGetter, conn connectionInfo, name string) (bool, error) {
+func podLog(ctx context.Context, query url.Values, getter podGetter, conn connectionInfo, name string) (bool, error) {
 	opts := &api.PodLogOptions{}
-	if err := decodeOptions(r, opts); err != nil {
+	if err := decodeOptions(query, opts); err != nil {
 		return false, err
 	}
 	splitStreams := utilfeature.DefaultFeatureGate.Enabled(kubefeatures.PodLogsQuerySplitStreams)
@@ -111,8 +132,8 @@ func podLog(ctx context.Context, r *http.Request, getter podGetter, conn connect
 
 // decodeOptions reads a connecter's options from the query, as
 // kube-apiserver's installer does (a malformed query is 400).
-func decodeOptions(r *http.Request, into runtime.Object) error {
-	if err := parameterCodec.DecodeParameters(r.URL.Query(), corev1.SchemeGroupVersion, into); err != nil {
+func decodeOptions(query url.Values, into runtime.Object) error {
+	if err := parameterCodec.DecodeParameters(query, corev1.SchemeGroupVersion, into); err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return nil
@@ -126,32 +147,32 @@ func unreachable(format string, args ...any) error {
 // podGetter is the pod.ResourceGetter upstream's location functions read
 // pods with: the namespace's pods, as the internal type.
 type podGetter struct {
-	res *resource
-	ns  string
+	store *Store
+	ns    string
 }
 
 func (g podGetter) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
-	u, err := g.res.store.Get(ctx, g.ns, name, storage.GetOptions{})
+	u, err := g.store.storage.Get(ctx, g.ns, name, storage.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return g.res.kind.PodOf(u)
+	return g.store.kind.PodOf(u)
 }
 
 // connectionInfo stands for kube-apiserver's kubelet connection getter: a
 // missing node is 404 as there; a node that exists has no kubelet strata
 // could reach.
 type connectionInfo struct {
-	s           *Server
+	lookup      func(schema.GroupVersionResource) (*Store, bool)
 	subresource string
 }
 
 func (c connectionInfo) GetConnectionInfo(ctx context.Context, nodeName types.NodeName) (*kubeletclient.ConnectionInfo, error) {
-	nodes, ok := c.s.current().lookup(gvrNodes)
+	nodes, ok := c.lookup(gvrNodes)
 	if !ok {
-		return nil, notFoundPath()
+		return nil, NotServed()
 	}
-	if _, err := nodes.store.Get(ctx, "", string(nodeName), storage.GetOptions{}); err != nil {
+	if _, err := nodes.storage.Get(ctx, "", string(nodeName), storage.GetOptions{}); err != nil {
 		return nil, err
 	}
 	return nil, unreachable("%s needs the kubelet of node %s: strata runs no kubelets", c.subresource, nodeName)
@@ -161,13 +182,13 @@ func (c connectionInfo) GetConnectionInfo(ctx context.Context, nodeName types.No
 // (pkg/registry/core/service/storage): the service, its port when the id
 // names one by number, and its endpoint slices, which strata has no proxy
 // to reach.
-func (s *Server) serviceLocation(ctx context.Context, services *resource, ns, id string) error {
+func serviceLocation(ctx context.Context, services *Store, lookup func(schema.GroupVersionResource) (*Store, bool), ns, id string) error {
 	_, name, port, valid := utilnet.SplitSchemeNamePort(id)
 	if !valid {
 		return apierrors.NewBadRequest(fmt.Sprintf("invalid service request %q", id))
 	}
 	if portNum, err := strconv.ParseInt(port, 10, 64); err == nil {
-		svc, err := services.store.Get(ctx, ns, name, storage.GetOptions{})
+		svc, err := services.storage.Get(ctx, ns, name, storage.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -175,11 +196,11 @@ func (s *Server) serviceLocation(ctx context.Context, services *resource, ns, id
 			return unreachable("no service port %d found for service %q", portNum, name)
 		}
 	}
-	slices, ok := s.current().lookup(gvrEndpointSlices)
+	slices, ok := lookup(gvrEndpointSlices)
 	if !ok {
 		return unreachable("no endpoints available for service %q", name)
 	}
-	list, err := slices.store.List(ctx, ns, storage.ListOptions{
+	list, err := slices.storage.List(ctx, ns, storage.ListOptions{
 		Label: labels.SelectorFromSet(labels.Set{"kubernetes.io/service-name": name})})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -17,7 +18,6 @@ import (
 	policyapi "k8s.io/kubernetes/pkg/apis/policy"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
 )
 
@@ -28,65 +28,59 @@ var gvrPDBs = schema.GroupVersionResource{Group: "policy", Version: "v1", Resour
 // tried again when the pod changes under it.
 var evictionsRetry = wait.Backoff{Steps: 20, Duration: 500 * time.Millisecond, Factor: 1.0, Jitter: 0.1}
 
-// serveEviction answers POST pods/{name}/eviction as kube-apiserver's
-// EvictionREST (pkg/registry/core/pod/storage/eviction.go) does: a pod that
-// disrupts nothing (pending, terminal, being deleted) is deleted at once;
+// evictionREST serves pods/eviction as kube-apiserver's EvictionREST
+// (pkg/registry/core/pod/storage/eviction.go) does: a pod that disrupts
+// nothing (pending, terminal, being deleted) is deleted at once;
 // otherwise its one matching PodDisruptionBudget must allow a disruption,
 // which is taken from the budget's status in a guaranteed update (the pod
 // recorded in disruptedPods), and the pod is marked DisruptionTarget and
-// deleted with the Eviction's deleteOptions. The answer is a Status, 201.
-func (s *Server) serveEviction(w http.ResponseWriter, r *http.Request, c *call) {
-	pdbs, ok := s.current().lookup(gvrPDBs)
+// deleted with the Eviction's deleteOptions. The answer is a Status.
+type evictionREST struct {
+	pods   *Store
+	lookup func(schema.GroupVersionResource) (*Store, bool)
+}
+
+func (e *evictionREST) BodyKind() *Kind { return EvictionKind() }
+
+func (e *evictionREST) Create(ctx context.Context, req *CreateRequest) (runtime.Object, []string, error) {
+	pdbs, ok := e.lookup(gvrPDBs)
 	if !ok {
-		writeError(w, notFoundPath())
-		return
+		return nil, nil, NotServed()
 	}
-	body, err := s.readObject(r, registry.EvictionKind())
+	ev, warnings, err := DecodeEviction(req.Body, req.FieldValidation)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, nil, err
 	}
-	params, err := parseWriteParams(r.URL.Query(), "create", "")
+	if err := checkEviction(ev, req); err != nil {
+		return nil, nil, err
+	}
+	opts, err := propagateDryRun(ev, req.DryRun)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, nil, err
 	}
-	ev, warnings, err := registry.DecodeEviction(body, params.fieldValidation)
-	if err == nil {
-		err = checkEviction(ev, c)
-	}
-	var opts *metav1.DeleteOptions
-	if err == nil {
-		opts, err = propagateDryRun(ev, params.dryRun)
-	}
-	var status *metav1.Status
-	if err == nil {
-		status, err = s.evict(r.Context(), c, pdbs, opts)
-	}
+	run := eviction{pods: e.pods, pdbs: pdbs, ns: req.Namespace, name: req.Name}
+	status, err := run.evict(ctx, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, nil, err
 	}
-	addWarnings(w, warnings)
 	status.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	if status.Code == 0 {
 		status.Code = http.StatusCreated
 	}
-	// As kube-apiserver's create handler: 201 whatever the Status says.
-	writeJSON(w, http.StatusCreated, status)
+	return status, warnings, nil
 }
 
 // checkEviction refuses an Eviction naming another pod or namespace than
 // the URL, or asking to skip unreadable objects.
-func checkEviction(ev *policyapi.Eviction, c *call) error {
-	if ev.Name != c.info.Name {
+func checkEviction(ev *policyapi.Eviction, req *CreateRequest) error {
+	if ev.Name != req.Name {
 		return apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	if ev.Namespace != "" && ev.Namespace != c.info.Namespace {
+	if ev.Namespace != "" && ev.Namespace != req.Namespace {
 		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	if ev.DeleteOptions != nil && ptr.Deref(ev.DeleteOptions.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
-		return registry.IgnoreStoreReadErrorRefused(ev.Name)
+		return IgnoreStoreReadErrorRefused(ev.Name)
 	}
 	return nil
 }
@@ -111,14 +105,20 @@ func propagateDryRun(ev *policyapi.Eviction, dryRun bool) (*metav1.DeleteOptions
 	return ev.DeleteOptions, nil
 }
 
-// evict runs upstream's eviction flow for the pod c names.
-func (s *Server) evict(ctx context.Context, c *call, pdbs *resource, opts *metav1.DeleteOptions) (*metav1.Status, error) {
+// eviction is one eviction of the pod ns/name.
+type eviction struct {
+	pods, pdbs *Store
+	ns, name   string
+}
+
+// evict runs upstream's eviction flow.
+func (e *eviction) evict(ctx context.Context, opts *metav1.DeleteOptions) (*metav1.Status, error) {
 	success := &metav1.Status{Status: metav1.StatusSuccess}
-	pod, deleted, err := s.evictWithoutBudget(ctx, c, opts)
+	pod, deleted, err := e.evictWithoutBudget(ctx, opts)
 	if err != nil || deleted {
 		return success, err
 	}
-	budgets, err := s.podBudgets(ctx, pdbs, pod)
+	budgets, err := e.podBudgets(ctx, pod)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (s *Server) evict(ctx context.Context, c *call, pdbs *resource, opts *metav
 	pdbName, skipped := "", false
 	if len(budgets) == 1 {
 		pdbName = budgets[0].GetName()
-		skipped, err = s.takeDisruption(ctx, pdbs, pod, budgets[0], len(opts.DryRun) > 0)
+		skipped, err = e.takeDisruption(ctx, pod, budgets[0], len(opts.DryRun) > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -141,10 +141,10 @@ func (s *Server) evict(ctx context.Context, c *call, pdbs *resource, opts *metav
 		deleteOpts = opts.DeepCopy()
 		setPreconditionsResourceVersion(deleteOpts, pod.ResourceVersion)
 	}
-	if err := s.markAndDelete(ctx, c, deleteOpts); err != nil {
+	if err := e.markAndDelete(ctx, deleteOpts); err != nil {
 		if apierrors.IsConflict(err) && skipped && resourceVersionIsUnset(opts) {
 			// Let the client try again.
-			return nil, registry.TooManyRequests(pdbName)
+			return nil, TooManyRequests(pdbName)
 		}
 		return nil, err
 	}
@@ -152,9 +152,9 @@ func (s *Server) evict(ctx context.Context, c *call, pdbs *resource, opts *metav
 }
 
 // evictWithoutBudget deletes the pod at once when its budgets do not
-// matter (registry.CanIgnorePDB), retrying when the pod changes meanwhile
-// (unless the client gave a resourceVersion). Otherwise it returns the pod.
-func (s *Server) evictWithoutBudget(ctx context.Context, c *call, opts *metav1.DeleteOptions) (*api.Pod, bool, error) {
+// matter (CanIgnorePDB), retrying when the pod changes meanwhile (unless
+// the client gave a resourceVersion). Otherwise it returns the pod.
+func (e *eviction) evictWithoutBudget(ctx context.Context, opts *metav1.DeleteOptions) (*api.Pod, bool, error) {
 	shouldRetry := apierrors.IsConflict
 	if !resourceVersionIsUnset(opts) {
 		shouldRetry = func(error) bool { return false }
@@ -162,23 +162,23 @@ func (s *Server) evictWithoutBudget(ctx context.Context, c *call, opts *metav1.D
 	var pod *api.Pod
 	deleted := false
 	err := retry.OnError(evictionsRetry, shouldRetry, func() error {
-		cur, err := c.res.store.Get(ctx, c.info.Namespace, c.info.Name, storage.GetOptions{})
+		cur, err := e.pods.storage.Get(ctx, e.ns, e.name, storage.GetOptions{})
 		if err != nil {
 			return err
 		}
-		if pod, err = c.res.kind.PodOf(cur); err != nil {
+		if pod, err = e.pods.kind.PodOf(cur); err != nil {
 			return err
 		}
-		if !registry.CanIgnorePDB(pod) {
+		if !CanIgnorePDB(pod) {
 			return nil
 		}
 		deleteOpts := opts
-		if registry.ShouldEnforceResourceVersion(pod) && resourceVersionIsUnset(opts) {
+		if ShouldEnforceResourceVersion(pod) && resourceVersionIsUnset(opts) {
 			// Not racing with another budget-minded writer.
 			deleteOpts = opts.DeepCopy()
 			setPreconditionsResourceVersion(deleteOpts, pod.ResourceVersion)
 		}
-		if err := s.markAndDelete(ctx, c, deleteOpts); err != nil {
+		if err := e.markAndDelete(ctx, deleteOpts); err != nil {
 			return err
 		}
 		deleted = true
@@ -188,18 +188,18 @@ func (s *Server) evictWithoutBudget(ctx context.Context, c *call, opts *metav1.D
 }
 
 // podBudgets are the budgets of the pod's namespace that select it.
-func (s *Server) podBudgets(ctx context.Context, pdbs *resource, pod *api.Pod) ([]*unstructured.Unstructured, error) {
-	list, err := pdbs.store.List(ctx, pod.Namespace, storage.ListOptions{})
+func (e *eviction) podBudgets(ctx context.Context, pod *api.Pod) ([]*unstructured.Unstructured, error) {
+	list, err := e.pdbs.storage.List(ctx, pod.Namespace, storage.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var out []*unstructured.Unstructured
 	for i := range list.Items {
-		pdb, err := pdbs.kind.PDBOf(&list.Items[i])
+		pdb, err := e.pdbs.kind.PDBOf(&list.Items[i])
 		if err != nil {
 			return nil, err
 		}
-		if registry.PDBMatches(pdb, pod) {
+		if PDBMatches(pdb, pod) {
 			out = append(out, &list.Items[i])
 		}
 	}
@@ -209,27 +209,28 @@ func (s *Server) podBudgets(ctx context.Context, pdbs *resource, pod *api.Pod) (
 // takeDisruption takes one disruption from the budget for the pod, in a
 // guaranteed update of the budget's status (a dry run only checks), unless
 // the pod is unready and the budget lets it go without (skipped).
-func (s *Server) takeDisruption(ctx context.Context, pdbs *resource, pod *api.Pod, listed *unstructured.Unstructured, dryRun bool) (skipped bool, err error) {
+func (e *eviction) takeDisruption(ctx context.Context, pod *api.Pod, listed *unstructured.Unstructured, dryRun bool) (skipped bool, err error) {
+	pdbs := e.pdbs
 	pdb, err := pdbs.kind.PDBOf(listed)
 	if err != nil {
 		return false, err
 	}
-	if registry.SkipsBudget(pod, pdb) {
+	if SkipsBudget(pod, pdb) {
 		return true, nil
 	}
 	if dryRun {
-		return false, registry.CheckAndDecrement(pod.Name, pdb, true, time.Now())
+		return false, CheckAndDecrement(pod.Name, pdb, true, time.Now())
 	}
 	pctx := pdbs.kind.Context(ctx, pod.Namespace, "update", "status", nil)
-	_, err = pdbs.store.GuaranteedUpdate(ctx, pod.Namespace, pdb.Name, nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	_, err = pdbs.storage.GuaranteedUpdate(ctx, pod.Namespace, pdb.Name, nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		pdb, err := pdbs.kind.PDBOf(cur)
 		if err != nil {
 			return nil, err
 		}
-		if err := registry.CheckAndDecrement(pod.Name, pdb, false, time.Now()); err != nil {
+		if err := CheckAndDecrement(pod.Name, pdb, false, time.Now()); err != nil {
 			return nil, err
 		}
-		prepared, err := pdbs.kind.PrepareUpdate(pctx, pdb, pdbs.kind.Current(cur), "status")
+		prepared, err := pdbs.kind.PrepareUpdate(pctx, pdb, pdbs.kind.Current(cur), "status", nil)
 		if err != nil {
 			return nil, err
 		}
@@ -242,11 +243,11 @@ func (s *Server) takeDisruption(ctx context.Context, pdbs *resource, pod *api.Po
 // a dry run) and deletes it with opts, as upstream's
 // addConditionAndDeletePod: the options' preconditions hold for the
 // marking, and a resourceVersion precondition then names the marked pod.
-func (s *Server) markAndDelete(ctx context.Context, c *call, opts *metav1.DeleteOptions) error {
-	pods, ns, name := c.res, c.info.Namespace, c.info.Name
+func (e *eviction) markAndDelete(ctx context.Context, opts *metav1.DeleteOptions) error {
+	pods := e.pods
 	if len(opts.DryRun) == 0 {
-		pctx := pods.kind.Context(ctx, ns, "update", "status", nil)
-		out, err := pods.store.GuaranteedUpdate(ctx, ns, name, nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		pctx := pods.kind.Context(ctx, e.ns, "update", "status", nil)
+		out, err := pods.storage.GuaranteedUpdate(ctx, e.ns, e.name, nil, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 			if err := checkEvictionPreconditions(opts.Preconditions, cur); err != nil {
 				return nil, err
 			}
@@ -260,7 +261,7 @@ func (s *Server) markAndDelete(ctx context.Context, c *call, opts *metav1.Delete
 			setPreconditionsResourceVersion(opts, out.GetResourceVersion())
 		}
 	}
-	_, _, err := s.deleteOne(ctx, pods, ns, name, opts)
+	_, _, err := pods.Delete(ctx, e.ns, e.name, opts, nil)
 	return err
 }
 
