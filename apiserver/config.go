@@ -214,7 +214,7 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, errors.New("apiserver: config: the namespaces kind is required")
 	}
-	s.setAuthorization()
+	registry.SetAuthorization(cfg.Kinds, s.cfg.Authorizer, s.lookupStore)
 	if s.openapi = cfg.OpenAPI; s.openapi == nil {
 		s.openapi = BuildOpenAPI(cfg.Kinds, cfg.Version.GitVersion)
 	}

@@ -107,8 +107,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		refuseMethod(w, r, res, info)
 		return
 	}
-	if info.Subresource == "scale" {
-		s.serveScale(w, r, c)
+	if v, ok := res.store.Viewer(info.Subresource); ok {
+		s.serveView(w, r, c, v)
 		return
 	}
 	s.dispatch(w, r, c)

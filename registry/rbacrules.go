@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	rbacvalidation "k8s.io/kubernetes/pkg/registry/rbac/validation"
 
 	"github.com/stratadev/strata/storage"
@@ -28,21 +29,25 @@ var (
 	clusterRoleBindingsGVR = rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings")
 )
 
-// setAuthorization hands the authorizer and the RBAC rule resolver to
-// the kinds' escalation checks; without an authorizer nothing is checked.
-func (s *Server) setAuthorization() {
-	if s.cfg.Authorizer == nil {
+// SetAuthorization hands the authorizer a and the RBAC rule resolver, which
+// reads the stores lookup finds, to the kinds' escalation checks; without
+// an authorizer nothing is checked.
+func SetAuthorization(kinds []*Kind, a authorizer.UnconditionalAuthorizer, lookup func(schema.GroupVersionResource) (*Store, bool)) {
+	if a == nil {
 		return
 	}
-	rules := rbacvalidation.NewDefaultRuleResolver(storeRules{s}, storeRules{s}, storeRules{s}, storeRules{s})
-	for _, r := range s.current().resources {
-		r.kind.SetAuthorization(s.cfg.Authorizer, rules)
+	r := storeRules{lookup}
+	rules := rbacvalidation.NewDefaultRuleResolver(r, r, r, r)
+	for _, k := range kinds {
+		k.SetAuthorization(a, rules)
 	}
 }
 
 // storeRules reads Roles, ClusterRoles and their bindings from the
 // server's stores for the rule resolver.
-type storeRules struct{ s *Server }
+type storeRules struct {
+	lookup func(schema.GroupVersionResource) (*Store, bool)
+}
 
 // GetRole implements rbacvalidation.RoleGetter.
 func (r storeRules) GetRole(ctx context.Context, namespace, name string) (*rbacv1.Role, error) {
@@ -58,32 +63,32 @@ func (r storeRules) GetClusterRole(ctx context.Context, name string) (*rbacv1.Cl
 
 // ListRoleBindings implements rbacvalidation.RoleBindingLister.
 func (r storeRules) ListRoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error) {
-	return listOf[rbacv1.RoleBinding](ctx, r.s, roleBindingsGVR, namespace)
+	return listOf[rbacv1.RoleBinding](ctx, r.lookup, roleBindingsGVR, namespace)
 }
 
 // ListClusterRoleBindings implements rbacvalidation.ClusterRoleBindingLister.
 func (r storeRules) ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
-	return listOf[rbacv1.ClusterRoleBinding](ctx, r.s, clusterRoleBindingsGVR, "")
+	return listOf[rbacv1.ClusterRoleBinding](ctx, r.lookup, clusterRoleBindingsGVR, "")
 }
 
 func (r storeRules) get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, into any) error {
-	res, ok := r.s.current().lookup(gvr)
+	st, ok := r.lookup(gvr)
 	if !ok {
-		return fmt.Errorf("apiserver: %s is not served", gvr.GroupResource())
+		return fmt.Errorf("registry: %s is not served", gvr.GroupResource())
 	}
-	u, err := res.store.Get(ctx, namespace, name, storage.GetOptions{})
+	u, err := st.storage.Get(ctx, namespace, name, storage.GetOptions{})
 	if err != nil {
 		return err
 	}
 	return fromUnstructured(u, into)
 }
 
-func listOf[T any](ctx context.Context, s *Server, gvr schema.GroupVersionResource, namespace string) ([]*T, error) {
-	res, ok := s.current().lookup(gvr)
+func listOf[T any](ctx context.Context, lookup func(schema.GroupVersionResource) (*Store, bool), gvr schema.GroupVersionResource, namespace string) ([]*T, error) {
+	st, ok := lookup(gvr)
 	if !ok {
-		return nil, fmt.Errorf("apiserver: %s is not served", gvr.GroupResource())
+		return nil, fmt.Errorf("registry: %s is not served", gvr.GroupResource())
 	}
-	list, err := res.store.List(ctx, namespace, storage.ListOptions{})
+	list, err := st.storage.List(ctx, namespace, storage.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +105,7 @@ func listOf[T any](ctx context.Context, s *Server, gvr schema.GroupVersionResour
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
-		return fmt.Errorf("apiserver: %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		return fmt.Errorf("registry: %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return nil
 }
