@@ -54,14 +54,6 @@ type Connecter interface {
 	Connect(ctx context.Context, ns, name string, query url.Values) (noContent bool, err error)
 }
 
-// Connecter is the store of a kubelet-served subresource, if it is one.
-func (s *Store) Connecter(subresource string) (Connecter, bool) {
-	if isKubelet, _ := s.kind.KubeletSubresource(subresource, "get"); !isKubelet {
-		return nil, false
-	}
-	return &kubeletREST{store: s, subresource: subresource, lookup: s.lookup}, true
-}
-
 // kubeletREST serves one kubelet-served subresource of a store.
 type kubeletREST struct {
 	store       *Store

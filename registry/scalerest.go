@@ -31,14 +31,6 @@ type ViewChange func(cur runtime.Object) (runtime.Object, error)
 // Record records on obj what a write changed from live.
 type Record func(live, obj runtime.Object) runtime.Object
 
-// Viewer is the store of subresource if it is a view of the object.
-func (s *Store) Viewer(subresource string) (Viewer, bool) {
-	if subresource != "scale" || !s.kind.HasScale() {
-		return nil, false
-	}
-	return scaleREST{s}, true
-}
-
 // scaleREST serves the scale subresource, as kube-apiserver does: an
 // autoscaling/v1 Scale whose spec.replicas is read from and written to the
 // object's spec.replicas (a custom resource's specReplicasPath), with

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -33,11 +32,11 @@ type Store struct {
 	// terminating: the kind's CRD is being deleted; creates are refused.
 	terminating bool
 	log         *slog.Logger
-	// creaters serve the creates of subresources (and of a resource such
-	// as bindings) that are not the generic create (subresource.go).
-	creaters map[string]Creater
-	// lookup finds the stores of other resources (Shared.Lookup).
-	lookup func(schema.GroupVersionResource) (*Store, bool)
+	// subresources are the stores of the subresources that are not the
+	// object through a strategy of its own (subresource.go).
+	subresources map[string]Subresource
+	// shared is what the server's stores share.
+	shared *Shared
 	// probe answers reads of a kind that is not stored but probed
 	// (componentstatuses); nil for stored kinds.
 	probe *ComponentStatuses
@@ -50,7 +49,7 @@ func NewStore(kind *Kind, st *storage.Store, sh *Shared) *Store {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Store{kind: kind, storage: st, namespaces: sh.Namespaces, log: log, lookup: sh.Lookup}
+	s := &Store{kind: kind, storage: st, namespaces: sh.Namespaces, log: log, shared: sh}
 	if kind.namespace && sh.Namespaces != nil {
 		sh.Namespaces.own(s)
 	}
@@ -67,6 +66,7 @@ func NewStore(kind *Kind, st *storage.Store, sh *Shared) *Store {
 func (s *Store) Serving(kind *Kind, terminating bool) *Store {
 	c := *s
 	c.kind, c.terminating = kind, terminating
+	c.attachSubresources(s.shared)
 	return &c
 }
 

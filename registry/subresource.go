@@ -44,29 +44,64 @@ type Creater interface {
 	Create(ctx context.Context, req *CreateRequest) (out runtime.Object, warnings []string, err error)
 }
 
-// Creater is the store that serves creates of subresource ("" for the
-// resource itself) in place of the generic create, if any.
+// Subresource is the store of one of a resource's subresources that is not
+// the object itself through a strategy of its own (status, finalize,
+// approval, ephemeralcontainers and resize are updates of the object,
+// Store.Update with the subresource named): a Creater, a Viewer or a
+// Connecter. Where upstream's REST code serves the subresource, its store
+// wraps that code.
+type Subresource any
+
+// Subresource is the store of the subresource name ("" for a resource
+// whose creates a REST of its own serves, such as bindings).
+func (s *Store) Subresource(name string) (Subresource, bool) {
+	sub, ok := s.subresources[name]
+	return sub, ok
+}
+
+// Creater is the store of subresource if it serves creates.
 func (s *Store) Creater(subresource string) (Creater, bool) {
-	c, ok := s.creaters[subresource]
+	c, ok := s.subresources[subresource].(Creater)
+	return c, ok
+}
+
+// Viewer is the store of subresource if it is a view of the object.
+func (s *Store) Viewer(subresource string) (Viewer, bool) {
+	v, ok := s.subresources[subresource].(Viewer)
+	return v, ok
+}
+
+// Connecter is the store of subresource if kube-apiserver serves it
+// through a kubelet or a proxy.
+func (s *Store) Connecter(subresource string) (Connecter, bool) {
+	c, ok := s.subresources[subresource].(Connecter)
 	return c, ok
 }
 
 // attachSubresources gives a new store the stores of its kind's
-// subresources that the generic store does not serve.
+// subresources.
 func (s *Store) attachSubresources(sh *Shared) {
-	s.creaters = map[string]Creater{}
+	s.subresources = map[string]Subresource{}
 	k := s.kind
 	if k.HasEviction() {
-		s.creaters["eviction"] = &evictionREST{pods: s, lookup: sh.Lookup}
+		s.subresources["eviction"] = &evictionREST{pods: s, lookup: sh.Lookup}
 	}
 	if k.binding {
-		s.creaters["binding"] = &bindingREST{pods: s, subresource: true}
+		s.subresources["binding"] = &bindingREST{pods: s, subresource: true}
 	}
 	if k.bindsPods {
-		s.creaters[""] = &bindingREST{lookup: sh.Lookup}
+		s.subresources[""] = &bindingREST{lookup: sh.Lookup}
 	}
 	if k.HasTokenRequest() && sh.TokenRequest != nil {
-		s.creaters["token"] = &tokenREST{rest: sh.TokenRequest}
+		s.subresources["token"] = &tokenREST{rest: sh.TokenRequest}
+	}
+	if k.HasScale() {
+		s.subresources["scale"] = scaleREST{s}
+	}
+	for _, sub := range k.more {
+		if sub.kubelet {
+			s.subresources[sub.name] = &kubeletREST{store: s, subresource: sub.name, lookup: sh.Lookup}
+		}
 	}
 }
 
