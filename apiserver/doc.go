@@ -1,10 +1,12 @@
-// Package apiserver is strata's Kubernetes-compatible HTTP API: the /api and
-// /apis paths of every served kind, discovery, health, and the verbs get,
-// list, watch, create, update, patch, delete and deletecollection, each in
-// its own file, on package storage (etcd) and package registry (decoding,
-// defaulting, validation and strategies of the built-in kinds); and the
-// authentication.k8s.io and authorization.k8s.io reviews, answered by
-// their upstream REST with Config's authorizer and token authenticator
+// Package apiserver is strata's Kubernetes-compatible HTTP edge: routing of
+// the /api and /apis paths, discovery, health, content negotiation and
+// encoding, and one handler per verb (get, list, watch, create, update,
+// patch, delete and deletecollection, each in its own file). No kind's
+// behaviour lives here: every handler decodes a request, calls one method
+// of the resource's generic store (registry.Store: the rules every kind
+// follows, and the stores of its subresources) and encodes the answer.
+// The authentication.k8s.io and authorization.k8s.io reviews are answered
+// by their upstream REST with Config's authorizer and token authenticator
 // (review.go).
 //
 // Answers follow kube-apiserver: metav1.Status errors with its reasons and

@@ -48,7 +48,7 @@ func (s *Server) installHealth(mux *http.ServeMux) {
 // SeenReady is closed once /readyz has first answered 200: a client (a
 // probe, a load balancer, a test) has seen this server ready. What can
 // wait for it, such as warming the OpenAPI documents, then leaves the
-// cores to the start's last requests (issue 18).
+// cores to the start's last requests.
 func (s *Server) SeenReady() <-chan struct{} { return s.seenReady }
 
 // markSeenReady is called by each /readyz handler built (the routes are

@@ -142,8 +142,8 @@ func plainEncoding(r *http.Request) encoding {
 
 // negotiations remembers the outcome of negotiating each Accept value,
 // per endpoint: a client sends the same value on every request, and
-// parsing it (goautoneg) was about 3% of a GET's CPU in BenchmarkServeGet's
-// profile, twice per request (the errors' encoding and the answer's). The
+// parsing it (goautoneg) is a visible share of a GET's CPU, twice per
+// request (the errors' encoding and the answer's). The
 // outcome depends on the value and the endpoint alone. Bounded by count
 // and by a value's length; other values are negotiated each time.
 var negotiations struct {

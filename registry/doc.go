@@ -8,8 +8,14 @@
 // created and never stored: upstream's REST answers them. A Kind also says
 // which garbage-collector finalizers a delete sets (gcfinalizers.go).
 //
-// The HTTP layer (package apiserver) asks a Kind to prepare a create, an
-// update or a status update; what comes back is ready to store, or an
+// Store (store.go) is the generic store of one resource, in the role of
+// k8s.io/apiserver's registry/generic Store: the verbs over package
+// storage with the rules every kind follows (preparation, admission, dry
+// run, finalizers and deletion propagation, the namespace rules in
+// namespaces.go) and the stores of the resource's subresources
+// (subresource.go: eviction, binding, token, scale, the kubelet
+// connecters). The HTTP layer (package apiserver) decodes a request and
+// calls one method of a Store; what comes back is the stored object, or an
 // apierrors status error (400 for a body that is not the kind's type, 422
 // Invalid with kube-apiserver's field paths and causes).
 package registry

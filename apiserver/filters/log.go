@@ -20,8 +20,8 @@ func quiet(path string) bool {
 // kube-apiserver's httplog ("HTTP" verb URI latency userAgent srcIP resp)
 // and the user. Watches are logged when they end. As kube-apiserver logs
 // requests only at -v=3, the line is at Debug (--log-level debug), except
-// for a server error or a response cut short: writing a line for every
-// request took 6% of a GET's CPU (a profile of strata-serverload).
+// for a server error or a response cut short: a line for every request
+// would cost a visible share of a cheap request's CPU.
 func logRequest(log *slog.Logger, r *http.Request, st *state, elapsed time.Duration, aborted bool) {
 	level := slog.LevelDebug
 	if (aborted || st.w.code() >= http.StatusInternalServerError) && !quiet(r.URL.Path) {

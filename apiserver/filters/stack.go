@@ -3,14 +3,14 @@ package filters
 // A request's handler runs on a goroutine that net/http starts for it
 // with a small stack. Decoding, defaulting and validating an object call
 // deep, so the stack is grown and copied several times per request, each
-// copy walking every frame (about 4% of a create's CPU in a profile of
-// strata-bench). Growing it once, early, while the stack is shallow, costs
+// copy walking every frame. Growing it once, early, while the stack is
+// shallow, costs
 // one cheap copy instead. Two goroutines serve each request: net/http's,
 // where observe, the outermost filter, grows it; and the one the deadline
 // filter (upstream's WithTimeout) runs the rest of
-// the chain on, which the timeout package grows as it starts. In a profile
-// of strata-bench -only get, a GET grew each of them in the middle of the
-// chain (under ServeMux's matching and the timeout error's formatting).
+// the chain on, which the timeout package grows as it starts. Left alone,
+// even a GET grows each of them in the middle of the chain (under
+// ServeMux's matching and the timeout error's formatting).
 
 // requestStackBytes is how much stack a request is given up front.
 const requestStackBytes = 16 << 10

@@ -46,15 +46,15 @@ func (s *Service) newMux() *http.ServeMux {
 // leaves its documents to be built when first asked for, and the first
 // /openapi/v3 request needs the ETag of every document: kube-openapi's
 // handler then builds and encodes them all at once, on a goroutine each,
-// which on a small machine starves the requests served beside it (issue
-// 18). A server warms them on one goroutine once it is seen ready.
+// which on a small machine starves the requests served beside it. A
+// server warms them on one goroutine once it is seen ready.
 //
 // Once a document is encoded, Warm empties it (forget). kube-openapi's
 // handler keeps the built document beside its JSON but encodes it again
 // only when the document's ETag changes, and a built one's never does (a
 // change replaces the document): so the built-in kinds' documents, which
-// a server held for as long as it ran (10-13 MB of live heap), are only
-// their JSON from then on (issue 18).
+// a server held for as long as it ran (megabytes of live heap), are only
+// their JSON from then on.
 func (s *Service) Warm() error {
 	docs := *s.docs.Load()
 	var errs []error

@@ -114,8 +114,8 @@ func New(defs common.GetOpenAPIDefinitions, scheme *runtime.Scheme, resources []
 	}
 	// /openapi/v2, which covers everything, is built when first asked for,
 	// as after a change and as kube-apiserver's: it took half a second of
-	// the server's start-up and ~10 MB of the heap for as long as the
-	// server runs (issue 18), and most clients only read /openapi/v3.
+	// the server's start-up and megabytes of heap for as long as the
+	// server runs, and most clients only read /openapi/v3.
 	s.v2 = handler.NewOpenAPIServiceLazy(cached.Once(cached.Func(s.lazyV2(s.v2Generation))))
 	s.mux = s.newMux()
 	return s, nil
@@ -156,7 +156,7 @@ func (s *Service) SetGroupVersion(gv schema.GroupVersion, resources []Resource, 
 // once, so that an error in them is returned, and has /openapi/v2 rebuilt
 // when next asked for. New's documents, all built-in, are built when first
 // asked for instead (Warm, or a request), as kube-apiserver builds its own:
-// they took a sixth of an empty start's CPU (issue 18).
+// built at start, they were a large share of an empty start's CPU.
 func (s *Service) setGroupVersionLocked(gv schema.GroupVersion, resources []Resource, extraDefs map[string]spec.Schema, change bool) error {
 	if gv.Version == "" {
 		return fmt.Errorf("openapi: group-version %q has no version", gv)

@@ -61,8 +61,8 @@ func Bound(next http.Handler, timeout time.Duration) http.Handler {
 
 // errTimeout is the 504 a request that timed out is answered with. It is
 // only read, so one serves every request, where upstream's
-// WithTimeoutForNonLongRunningRequests formats a new one for each (2% of a
-// GET's allocations in a profile of strata-serverload).
+// WithTimeoutForNonLongRunningRequests formats a new one for each, an
+// allocation on every request's path.
 var errTimeout = apierrors.NewTimeoutError("request did not complete within the allotted timeout", 0)
 
 // withTimeout is upstream's WithTimeoutForNonLongRunningRequests with
