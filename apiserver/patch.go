@@ -19,7 +19,6 @@ import (
 
 	"github.com/stratadev/strata/fieldmanager"
 	"github.com/stratadev/strata/internal/jsonenc"
-	"github.com/stratadev/strata/internal/jsontape"
 	"github.com/stratadev/strata/registry"
 	strataschema "github.com/stratadev/strata/schema"
 	"github.com/stratadev/strata/strategicpatch"
@@ -206,10 +205,6 @@ func (s *Server) strategicPatcher(c *call, t strataschema.Type, patch []byte) pa
 				path = field.NewPath(perr.Path)
 			}
 			return nil, invalidPatch(c.res.kind, c.info.Name, path, err.Error())
-		}
-		var syntax *jsontape.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 		}
 		return nil, apierrors.NewInternalError(err)
 	}

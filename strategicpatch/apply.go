@@ -11,15 +11,19 @@ const MaxDepth = 1000
 // engine applies one patch. It reads both documents through r and writes the
 // result through w; the inputs are never modified.
 type engine[N any, R reader[N], W writer[N]] struct {
-	r      R
-	w      W
-	compat bool
-	mode   listorder.Mode
-	path   path
-	depth  int
+	r R
+	w W
+	// mode is whose list rules apply; listorder.Kubernetes also selects
+	// apimachinery's other behaviours (compat).
+	mode  listorder.Mode
+	path  path
+	depth int
 	// rootType is the schema of the document's root map.
 	rootType schema.Type
 }
+
+// compat says whether the patch is applied by apimachinery's rules.
+func (e *engine[N, R, W]) compat() bool { return e.mode == listorder.Kubernetes }
 
 // applyRoot merges patch into live, both root values of their documents.
 func (e *engine[N, R, W]) applyRoot(live, patch N) error {
@@ -60,7 +64,7 @@ func (e *engine[N, R, W]) applyRoot(live, patch N) error {
 func (e *engine[N, R, W]) mergeMapDirective(live N, hasLive bool, pm *patchMap[N], t schema.Type) error {
 	switch pm.directive {
 	case directiveReplace:
-		if e.compat {
+		if e.compat() {
 			e.copyWithout(pm.node, patchKey)
 			return nil
 		}
@@ -175,7 +179,7 @@ func (e *engine[N, R, W]) field(t schema.Type, key string, merging bool) (schema
 		return schema.Field{}, nil
 	}
 	f, ok := t.Field(key)
-	if !ok && e.compat && merging {
+	if !ok && e.compat() && merging {
 		return f, e.path.errorf(ErrSchema, "type %s has no field %q", t.Name(), key)
 	}
 	return f, nil
@@ -202,7 +206,7 @@ func (e *engine[N, R, W]) mergeField(pm *patchMap[N], t schema.Type, key string,
 		e.w.copy(live)
 		return nil
 	}
-	if e.compat {
+	if e.compat() {
 		return e.mergeFieldCompat(t, key, keyNode, live, hasLive, patch, lk, pk)
 	}
 	if pk == Map && e.isDeleteMap(patch) {

@@ -121,7 +121,7 @@ func (e *engine[N, R, W]) classify(pm *patchMap[N], key string, keyNode, val N) 
 	case strings.HasPrefix(key, deletePrefix) && len(key) > len(deletePrefix):
 		pm.deletes = append(pm.deletes, entry[N]{key[len(deletePrefix):], keyNode, val})
 		return nil
-	case e.compat && !strings.HasPrefix(key, "$setElementOrder") && !strings.HasPrefix(key, "$deleteFromPrimitiveList"):
+	case e.compat() && !strings.HasPrefix(key, "$setElementOrder") && !strings.HasPrefix(key, "$deleteFromPrimitiveList"):
 		pm.entries = append(pm.entries, entry[N]{key, keyNode, val})
 		return nil
 	}
@@ -148,7 +148,7 @@ func (e *engine[N, R, W]) readRetainKeys(pm *patchMap[N], val N) error {
 	var err error
 	e.r.items(val, func(item N) bool {
 		if e.r.kind(item) != String {
-			if e.compat {
+			if e.compat() {
 				return true // apimachinery compares values; a non-string never matches a key
 			}
 			err = e.path.errorf(ErrInvalidDirective, "$retainKeys holds %s, want field names", e.describe(item))

@@ -26,7 +26,7 @@ func (e *engine[N, R, W]) mergeListField(t schema.Type, key string, keyNode N, i
 	if err != nil {
 		return err
 	}
-	if e.compat {
+	if e.compat() {
 		return e.mergeListFieldCompat(f, keyNode, in)
 	}
 	if err := e.checkDirectiveTarget(f, in); err != nil {
@@ -72,7 +72,7 @@ func (e *engine[N, R, W]) checkListDirectives(pm *patchMap[N], t schema.Type, ke
 	}
 	order, hasOrder := findEntry(pm.orders, key)
 	del, hasDel := findEntry(pm.deletes, key)
-	if e.compat {
+	if e.compat() {
 		if hasOrder && e.r.kind(order) != List {
 			return e.path.errorf(ErrInvalidDirective, "$setElementOrder is %s, want a list", e.describe(order))
 		}
@@ -92,7 +92,7 @@ func (e *engine[N, R, W]) mergeList(f schema.Field, in listInput[N]) error {
 	if err != nil {
 		return err
 	}
-	if e.compat && !maps && len(f.MergeKeys) > 0 && (in.hasPatch || in.hasOrder) {
+	if e.compat() && !maps && len(f.MergeKeys) > 0 && (in.hasPatch || in.hasOrder) {
 		// apimachinery partitions the merged items as maps by their merge
 		// key, whatever they are.
 		if (in.hasLive && e.r.count(in.live) > 0) || (in.hasPatch && e.r.count(in.patch) > 0) {
@@ -138,7 +138,7 @@ func (e *engine[N, R, W]) elementKind(in listInput[N]) (maps bool, err error) {
 			first, seen = k, true
 			return true
 		}
-		if (k == Map) != (first == Map) || (e.compat && k != first) {
+		if (k == Map) != (first == Map) || (e.compat() && k != first) {
 			err = e.path.errorf(ErrType, "the list mixes %s and %s items", first, k)
 			return false
 		}

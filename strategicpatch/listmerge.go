@@ -52,7 +52,7 @@ func (lm *listMerge[N, R, W]) read() error {
 		if err := lm.readOrder(); err != nil {
 			return err
 		}
-		if lm.e.compat {
+		if lm.e.compat() {
 			return lm.checkOrderCompat()
 		}
 	}
@@ -95,7 +95,7 @@ func (lm *listMerge[N, R, W]) readLive() error {
 	var err error
 	e.r.items(lm.in.live, func(item N) bool {
 		id, ok, ierr := lm.identity(item)
-		if e.compat && !lm.plan.Set && e.r.kind(item) == Map && (ierr != nil || !ok) {
+		if e.compat() && !lm.plan.Set && e.r.kind(item) == Map && (ierr != nil || !ok) {
 			lm.noteKeyless(len(lm.live), ierr)
 			ierr, ok = nil, false
 		}
@@ -133,7 +133,7 @@ func (lm *listMerge[N, R, W]) readPatch() error {
 		if !lm.plan.Set {
 			if d, ok := e.r.lookup(item, patchKey); ok {
 				err = lm.readSpecial(item, d, j)
-				if e.compat && !(e.r.kind(d) == String && e.r.text(d) == directiveDelete) {
+				if e.compat() && !(e.r.kind(d) == String && e.r.text(d) == directiveDelete) {
 					lm.seq = append(lm.seq, -1)
 				}
 				return err == nil
@@ -146,7 +146,7 @@ func (lm *listMerge[N, R, W]) readPatch() error {
 		if err = ierr; err != nil {
 			return false
 		}
-		if e.compat {
+		if e.compat() {
 			lm.seq = append(lm.seq, int32(len(lm.patch)))
 		}
 		lm.patch = append(lm.patch, item)
@@ -251,7 +251,7 @@ func (lm *listMerge[N, R, W]) identity(item N) (id string, ok bool, err error) {
 func (lm *listMerge[N, R, W]) keyValue(item N, key string) (string, bool, error) {
 	e := lm.e
 	v, ok := e.r.lookup(item, key)
-	if !ok || (e.r.kind(v) == Null && !e.compat) {
+	if !ok || (e.r.kind(v) == Null && !e.compat()) {
 		return "", false, nil // a null key identifies nothing: it counts as missing
 	}
 	if !e.r.kind(v).scalar() {

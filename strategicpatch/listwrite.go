@@ -62,7 +62,7 @@ func (lm *listMerge[N, R, W]) writeNewItem(patch N) error {
 	e := lm.e
 	e.path.pushKeyed(lm.keyText(patch))
 	defer e.path.pop()
-	if e.compat {
+	if e.compat() {
 		if lm.in.hasLive {
 			e.w.copy(patch)
 		} else {
@@ -77,7 +77,7 @@ func (lm *listMerge[N, R, W]) writeNewItem(patch N) error {
 // list with: the patch's other elements, in $setElementOrder's order if given.
 func (lm *listMerge[N, R, W]) writeReplaced() error {
 	e := lm.e
-	if e.compat {
+	if e.compat() {
 		// apimachinery keeps the elements as written, except when there is
 		// no live list and $setElementOrder brought the list here: it then
 		// strips directive maps from them, as from any value it adds.

@@ -27,7 +27,6 @@ type Options struct {
 func newEngine[N any, R reader[N], W writer[N]](r R, w W, opts Options) *engine[N, R, W] {
 	e := &engine[N, R, W]{r: r, w: w}
 	if opts.Compat == Kubernetes {
-		e.compat = true
 		e.mode = listorder.Kubernetes
 	}
 	return e
@@ -37,8 +36,8 @@ func newEngine[N any, R reader[N], W writer[N]](r R, w W, opts Options) *engine[
 // patched document as compact JSON. t is the document's schema (nil: maps
 // merge, lists are replaced). The inputs are not modified. Members keep the
 // document's order; members the patch adds follow, in the patch's order.
-// A rejected patch returns an *Error (or a *jsontape.SyntaxError, wrapped,
-// for malformed JSON) and no document.
+// A rejected patch returns an *Error (Rule ErrSyntax for malformed JSON)
+// and no document.
 func ApplyJSON(original, patch []byte, t schema.Type, opts Options) ([]byte, error) {
 	ot, err := jsontape.Parse(original)
 	if err != nil {
