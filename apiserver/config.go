@@ -174,18 +174,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Client == nil {
 		return nil, errors.New("apiserver: config: an etcd client is required")
 	}
-	if cfg.Kinds == nil {
-		cfg.Kinds = registry.Builtin()
-	}
-	if cfg.MaxRequestBodyBytes <= 0 {
-		cfg.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
-	}
-	if cfg.MinWatchTimeout <= 0 {
-		cfg.MinWatchTimeout = DefaultMinWatchTimeout
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.setDefaults()
 	if err := allocateServices(cfg); err != nil {
 		return nil, fmt.Errorf("apiserver: %w", err)
 	}
@@ -197,22 +186,9 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("apiserver: %w", err)
 	}
-	builtins := newServed()
-	s.served.Store(builtins)
-	s.namespaces = registry.NewNamespaces(ctx, !cfg.WithoutNamespaceLifecycle, s.stores, s.log)
-	s.shared = &registry.Shared{Namespaces: s.namespaces, Lookup: s.lookupStore, TokenRequest: cfg.TokenRequest,
-		EtcdHealth: s.etcdHealth, Log: s.log}
-	for _, k := range cfg.Kinds {
-		r, err := s.newResource(k)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		builtins.add(r)
-	}
-	if !s.namespaces.Served() {
+	if err := s.serveBuiltins(); err != nil {
 		s.Close()
-		return nil, errors.New("apiserver: config: the namespaces kind is required")
+		return nil, err
 	}
 	registry.SetAuthorization(cfg.Kinds, s.cfg.Authorizer, s.lookupStore)
 	if s.openapi = cfg.OpenAPI; s.openapi == nil {
@@ -225,11 +201,48 @@ func New(cfg Config) (*Server, error) {
 			s.log.Error("server-side apply's type models", "err", err)
 		}
 	}()
-	if crds, ok := builtins.lookup(registry.CRDResource); ok {
+	if crds, ok := s.current().lookup(registry.CRDResource); ok {
 		s.crds = newCRDController(s, crds)
 		go s.crds.run(ctx)
 	}
 	return s, nil
+}
+
+// setDefaults fills in what the Config leaves unset.
+func (cfg *Config) setDefaults() {
+	if cfg.Kinds == nil {
+		cfg.Kinds = registry.Builtin()
+	}
+	if cfg.MaxRequestBodyBytes <= 0 {
+		cfg.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
+	}
+	if cfg.MinWatchTimeout <= 0 {
+		cfg.MinWatchTimeout = DefaultMinWatchTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// serveBuiltins starts a store for every kind of the Config and serves
+// them, with what their stores share.
+func (s *Server) serveBuiltins() error {
+	builtins := newServed()
+	s.served.Store(builtins)
+	s.namespaces = registry.NewNamespaces(s.ctx, !s.cfg.WithoutNamespaceLifecycle, s.stores, s.log)
+	s.shared = &registry.Shared{Namespaces: s.namespaces, Lookup: s.lookupStore, TokenRequest: s.cfg.TokenRequest,
+		EtcdHealth: s.etcdHealth, Log: s.log}
+	for _, k := range s.cfg.Kinds {
+		r, err := s.newResource(k)
+		if err != nil {
+			return err
+		}
+		builtins.add(r)
+	}
+	if !s.namespaces.Served() {
+		return errors.New("apiserver: config: the namespaces kind is required")
+	}
+	return nil
 }
 
 // countObjects reports the number of stored objects of every served

@@ -74,6 +74,17 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		// behind that reads it, as RBAC's escalation check does.
 		r = r.WithContext(genericapirequest.WithRequestInfo(r.Context(), info))
 	}
+	c, err := s.resolve(r, info)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.route(w, r, c)
+}
+
+// resolve finds the resource a request names (404 for one not served, or
+// a cluster-scoped one under a namespace).
+func (s *Server) resolve(r *http.Request, info *genericapirequest.RequestInfo) (*call, error) {
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	res, ok := s.current().lookup(gvr)
 	if ok && !res.kind.Namespaced && !namespaceInPath(r.URL.Path, info) {
@@ -83,10 +94,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		info.Namespace = ""
 	}
 	if !ok || (!res.kind.Namespaced && info.Namespace != "") {
-		writeError(w, notFoundPath())
-		return
+		return nil, notFoundPath()
 	}
-	c := &call{info: info, res: res}
+	return &call{info: info, res: res}, nil
+}
+
+// route hands a resource request to its handler: a review's, a
+// subresource store's, or the verb's.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, c *call) {
+	res, info := c.res, c.info
 	if res.kind.IsReview() {
 		s.serveReview(w, r, c)
 		return
