@@ -147,10 +147,10 @@ type Server struct {
 	cfg Config
 	// served is the current set of resources (see served.go); mu
 	// serialises its replacement.
-	served     atomic.Pointer[served]
-	mu         sync.Mutex
-	crds       *crdController
-	namespaces *registry.Namespaces
+	served         atomic.Pointer[served]
+	mu             sync.Mutex
+	crds           *crdController
+	namespaceRules *registry.Namespaces
 	// shared is what the resources' stores share.
 	shared  *registry.Shared
 	openapi *OpenAPIBuild
@@ -229,8 +229,8 @@ func (cfg *Config) setDefaults() {
 func (s *Server) serveBuiltins() error {
 	builtins := newServed()
 	s.served.Store(builtins)
-	s.namespaces = registry.NewNamespaces(s.ctx, !s.cfg.WithoutNamespaceLifecycle, s.stores, s.log)
-	s.shared = &registry.Shared{Namespaces: s.namespaces, Lookup: s.lookupStore, TokenRequest: s.cfg.TokenRequest,
+	s.namespaceRules = registry.NewNamespaces(s.ctx, !s.cfg.WithoutNamespaceLifecycle, s.stores, s.log)
+	s.shared = &registry.Shared{Namespaces: s.namespaceRules, Lookup: s.lookupStore, TokenRequest: s.cfg.TokenRequest,
 		EtcdHealth: s.etcdHealth, Log: s.log}
 	for _, k := range s.cfg.Kinds {
 		r, err := s.newResource(k)
@@ -239,7 +239,7 @@ func (s *Server) serveBuiltins() error {
 		}
 		builtins.add(r)
 	}
-	if !s.namespaces.Served() {
+	if !s.namespaceRules.Served() {
 		return errors.New("apiserver: config: the namespaces kind is required")
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 // and resumes the deletion of namespaces an earlier run left Terminating
 // (registry.Namespaces.Ensure).
 func (s *Server) EnsureNamespaces(ctx context.Context) error {
-	if err := s.namespaces.Ensure(ctx); err != nil {
+	if err := s.namespaceRules.Ensure(ctx); err != nil {
 		return err
 	}
 	if s.cfg.Metrics != nil {
