@@ -24,8 +24,8 @@ import (
 // (k8s.io/kubernetes/pkg/registry/core/pod/storage/eviction.go, whose
 // EvictionREST only a full generic store and a PodDisruptionBudget client
 // can build): which pods skip the budget, whether a budget allows one more
-// disruption, and the errors, worded as upstream words them. The apiserver
-// package runs the flow against its stores.
+// disruption, and the errors, worded as upstream words them.
+// evictionrest.go runs the flow against the stores.
 
 // MaxDisruptedPodSize is upstream's limit on a budget's disruptedPods: past
 // it evictions are refused until the disruption controller catches up.
