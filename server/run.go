@@ -194,7 +194,9 @@ type starting struct {
 //     it until the shutdown timeout;
 //   - the kubernetes Service's stop takes this server out of its
 //     endpoints through the API while the listener still serves, so that
-//     clients move on before it closes;
+//     clients move on before it closes. That is why the HTTP server's
+//     graceful stop belongs to the listener, bound before the Service
+//     starts, and not to serving;
 //   - the listener's stop closes it and waits for the requests in flight;
 //     only then do the shared informers (the authorizer, authenticator and
 //     admission plugins read them), the stores and the audit log stop;
