@@ -147,3 +147,11 @@ func TestControllersLeaderElection(t *testing.T) {
 		t.Errorf("server B started leading %d times, want 1", n)
 	}
 }
+
+func ownedBy(owners ...metav1.Object) []metav1.OwnerReference {
+	var refs []metav1.OwnerReference
+	for _, o := range owners {
+		refs = append(refs, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: o.GetName(), UID: o.GetUID()})
+	}
+	return refs
+}

@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"io"
+	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -28,7 +33,7 @@ import (
 func TestConversionWebhookServiceReference(t *testing.T) {
 	hook := convhook.NewFor(t, "converter.default.svc", "127.0.0.1")
 	port := int32(hook.Srv.Listener.Addr().(*net.TCPAddr).Port)
-	s := startGCServer(t)
+	s := startConversionServer(t)
 	ctx := context.Background()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "converter"}, Spec: corev1.ServiceSpec{
 		Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(port)}}}}
@@ -79,4 +84,23 @@ func TestConversionWebhookServiceReference(t *testing.T) {
 	if hook.Calls.Load() == 0 {
 		t.Error("the webhook was not called")
 	}
+}
+
+type conversionServer struct {
+	client  kubernetes.Interface
+	dynamic dynamic.Interface
+}
+
+// startConversionServer starts a whole server that dials service
+// references with loopdial, as the webhook's EndpointSlice needs.
+func startConversionServer(t *testing.T) *conversionServer {
+	t.Helper()
+	o := NewOptions()
+	o.webhookDial = loopdial.Dial
+	o.DataDir = filepath.Join(t.TempDir(), "strata")
+	o.BindAddress = "127.0.0.1"
+	o.SecurePort = 0
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	_, cfg := start(t, o)
+	return &conversionServer{client: kubernetes.NewForConfigOrDie(cfg), dynamic: dynamic.NewForConfigOrDie(cfg)}
 }

@@ -19,14 +19,18 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/klog/v2"
 
+	"github.com/stratadev/strata/admission"
 	"github.com/stratadev/strata/apiserver"
 	"github.com/stratadev/strata/apiserver/authn"
 	"github.com/stratadev/strata/apiserver/filters"
 	"github.com/stratadev/strata/apiserver/filters/audit"
 	"github.com/stratadev/strata/apiserver/filters/authorize"
 	"github.com/stratadev/strata/apiserver/filters/timeout"
+	"github.com/stratadev/strata/bootstrap"
 	"github.com/stratadev/strata/internal/pki"
 	"github.com/stratadev/strata/registry"
 	"github.com/stratadev/strata/storage"
@@ -72,33 +76,28 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	}
 	clock := newStartClock(log)
 	clock.step("before start")
-	// What needs no etcd starts first, beside etcd's own start (mostly
-	// disk): the OpenAPI documents and server-side apply's type models,
-	// which take a second of CPU between them (issue 18); startEtcd makes
-	// the credentials likewise.
-	early := earlyWork{openAPI: apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
-		credentialsBefore: credentialFiles(o)}
+	// What needs no etcd starts first, beside etcd's own start, which
+	// mostly waits on the disk: the OpenAPI documents and server-side
+	// apply's type models are CPU work that would otherwise delay
+	// readiness; startEtcd makes the credentials likewise.
+	s := &starting{o: o, log: log, clock: clock, early: earlyWork{
+		openAPI:           apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
+		credentialsBefore: credentialFiles(o)}}
 	go func() { _ = registry.WarmFieldManagers() }() // apiserver.New reports an error
-	etcdCtx, stopEtcd := context.WithCancel(context.Background())
-	etcdSrv, client, err := startEtcd(etcdCtx, o)
-	if err != nil {
-		stopEtcd()
+	seq := &sequence{done: clock.step}
+	if err := seq.start(ctx, step{name: "etcd", start: s.runEtcd, stop: s.stopEtcd}); err != nil {
 		return nil, err
 	}
-	local := etcdSrv.Local(client)
-	cleanup := func() {
-		local.Close()
-		client.Close()
-		stopEtcd()
-		<-etcdSrv.Done()
-	}
-	clock.step("etcd")
-	r, err := startAPI(ctx, o, local, log, clock, early, cleanup)
-	if err != nil {
-		cleanup()
+	// The waits of the start after etcd's give up after a minute.
+	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := seq.start(readyCtx, s.steps()...); err != nil {
 		return nil, err
 	}
-	return r, nil
+	go s.warmOpenAPI()
+	log.Info("strata server is serving", "url", s.running.URL, "kubeconfig", s.running.Kubeconfig, "dataDir", o.DataDir)
+	go s.shutdown(ctx, seq)
+	return s.running, nil
 }
 
 func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client, error) {
@@ -140,224 +139,359 @@ type earlyWork struct {
 }
 
 // startAPI serves the API on local: the stores, the allocators, the
-// bootstrap and the compactor use local.Client (for the embedded member,
-// their reads and writes in-process); the space guard, which asks each
-// member endpoint for its status and defragments it, dials.
-func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logger, clock *startClock,
-	early earlyWork, cleanup func()) (*Running, error) {
-	client := local.Client
-	compat, _ := o.patchCompat()
-	metrics := filters.Default()
-	serviceIPs, nodePorts, _ := o.serviceRanges()
-	// undo, run backwards, stops what has started when a later step fails.
-	var undo []func()
-	fail := func(err error) (*Running, error) {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-		return nil, err
-	}
-	auditor, err := audit.New(o.Audit)
-	if err != nil {
-		return nil, err
-	}
-	undo = append(undo, func() { auditor.Close() })
-	sa, err := newServiceAccounts(o)
-	if err != nil {
-		return fail(err)
-	}
-	tokenREST, err := sa.issuer.TokenREST(sa.client, nil)
-	if err != nil {
-		return fail(err)
-	}
-	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(o, auditor, anonymous(o, log))
-	if err != nil {
-		return fail(err)
-	}
-	logNewCredentials(log, early.credentialsBefore, credentialFiles(o))
-	clock.step("credentials")
-	authenticator.APIAudiences = sa.issuer.APIAudiences()
-	az := newAuthorization()
-	adm := &lateAdmission{}
-	space := storage.NewSpaceGuard(local.Dialed(), log)
-	api, err := apiserver.New(apiserver.Config{Client: client, NewWatcher: local.NewWatcher, OpenAPI: early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: log,
-		Metrics: metrics, ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
-		WebhookAuthWrapper: serviceDial(o.webhookDial),
-		Authorizer:         &az.late, RuleResolver: &az.late, Admission: adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: authenticator,
-		TokenRequest: tokenREST, APIAudiences: sa.issuer.APIAudiences(), ExtraHandlers: extraHandlers(o, sa),
-		Storage: o.tuneStorage, ReadyChecks: append(az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: space.Check})})
-	if err != nil {
-		return fail(err)
-	}
-	undo = append(undo, api.Close)
-	clock.step("api")
-	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	if err := api.WaitReady(readyCtx); err != nil {
-		return fail(err)
-	}
-	clock.step("stores ready")
-	if err := api.EnsureNamespaces(readyCtx); err != nil {
-		return fail(err)
-	}
-	clock.step("namespaces")
-	sh, err := newShared(api)
-	if err != nil {
-		return fail(err)
-	}
-	undo = append(undo, sh.close)
-	// Service-account tokens are checked on the shared informers; nothing
-	// is served before this.
-	sa.bind(sh)
-	authenticator.More = sa.authenticator(o, sh)
-	if err := az.prepare(readyCtx, o, sh); err != nil {
-		return fail(err)
-	}
-	clock.step("authorizer")
-	handler := filters.Chain(api.Handler(), filters.Config{
-		MaxRequestsInFlight:         o.MaxRequestsInFlight,
-		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
-		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
-		Authenticate:                authenticate,
-		Audit:                       func(h http.Handler) http.Handler { return auditor.Audit(h, filters.IsLongRunning) },
-		Impersonate:                 impersonate(o.PlainHTTP, &az.late),
-		Authorize:                   authorize.New(&az.late),
-		KnownResource:               api.KnownResource,
-		Metrics:                     metrics,
-		Logger:                      log,
-	})
-	handler = auditor.Init(handler)
-	if o.PlainHTTP {
-		handler = plainHTTPGuard(handler)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
-	if err != nil {
-		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))
-	}
-	undo = append(undo, func() { ln.Close() })
-	sa.serveDiscovery(ln.Addr(), log)
-	// The informers serving reads (the authorizer's, the authenticator's,
-	// the admission plugins', the webhooks' service resolver's) are
-	// requested and started before the controllers request theirs, so
-	// that readiness waits for these only (shared.startServing).
+
+// starting is what the start's steps share: each step's start sets what
+// later steps use and what its own stop stops.
+type starting struct {
+	o     *Options
+	log   *slog.Logger
+	clock *startClock
+	early earlyWork
+
+	local     etcd.Local
+	closeEtcd func()
+
+	auditor       *audit.Auditor
+	sa            *serviceAccounts
+	tokenREST     rest.NamedCreater
+	authenticator *authn.Authenticator
+	authenticate  func(http.Handler) http.Handler
+	tlsConfig     *tls.Config
+	token         string
+	caPEM         []byte
+
+	az    *authorization
+	adm   *lateAdmission
+	space *storage.SpaceGuard
+	api   *apiserver.Server
+	sh    *shared
+
+	handler  http.Handler
+	httpSrv  *http.Server
+	ln       net.Listener
+	serveErr chan error
+	running  *Running
+
 	// warm closes once the OpenAPI v3 documents are built and encoded,
 	// after serving: the MutatingAdmissionPolicy plugin's first
 	// /openapi/v3 poll waits for it (admission/openapiwait.go).
-	warm := make(chan struct{})
-	chain, err := newAdmission(o, sh, az, ln.Addr(), warm)
+	warm                      chan struct{}
+	chain                     *admission.Chain
+	webhooks                  webhook.ServiceResolver
+	servingSynced, policySeen func(context.Context) error
+
+	kubernetesService *bootstrap.Controller
+	stopControllers   func()
+	stopCompaction    context.CancelFunc
+}
+
+// steps is the start after etcd's. The stops run in the reverse order,
+// at shutdown as after a failed start; the order is what a graceful
+// shutdown needs:
+//   - serving is the last step, so its stop comes first: it ends the
+//     watches, cleanly (the clients see the stream end). A watch never
+//     finishes by itself, and the listener's graceful stop would wait for
+//     it until the shutdown timeout;
+//   - the kubernetes Service's stop takes this server out of its
+//     endpoints through the API while the listener still serves, so that
+//     clients move on before it closes. That is why the HTTP server's
+//     graceful stop belongs to the listener, bound before the Service
+//     starts, and not to serving;
+//   - the listener's stop closes it and waits for the requests in flight;
+//     only then do the shared informers (the authorizer, authenticator and
+//     admission plugins read them), the stores and the audit log stop;
+//   - the controllers and the compactor serve no request: they stop
+//     early, and etcd (the first step, in Start) last.
+func (s *starting) steps() []step {
+	return []step{
+		{name: "audit", start: s.newAuditor, stop: func(context.Context) error { s.auditor.Close(); return nil }},
+		{name: "credentials", start: s.credentials},
+		{name: "api", start: s.newAPI, stop: func(context.Context) error { s.api.Close(); return nil }},
+		{name: "stores ready", start: func(ctx context.Context) error { return s.api.WaitReady(ctx) }},
+		{name: "namespaces", start: func(ctx context.Context) error { return s.api.EnsureNamespaces(ctx) }},
+		{name: "shared informers", start: s.newShared, stop: func(context.Context) error { s.sh.close(); return nil }},
+		{name: "authorizer", start: s.prepareAuthorizer},
+		{name: "listener", start: s.listen, stop: s.shutdownHTTP},
+		{name: "admission", start: s.newAdmission},
+		{name: "kubernetes service", start: s.startKubernetesService,
+			stop: func(context.Context) error { s.kubernetesService.Stop(); return nil }},
+		{name: "authorization", start: s.authorize},
+		{name: "openapi", start: func(ctx context.Context) error { return s.api.WaitOpenAPI(ctx) }},
+		{name: "controllers", start: s.startControllers, stop: func(context.Context) error { s.stopControllers(); return nil }},
+		{name: "compaction", start: s.startCompaction, stop: func(context.Context) error { s.stopCompaction(); return nil }},
+		{name: "serving", start: s.serve, stop: func(context.Context) error { s.api.EndWatches(); return nil }},
+	}
+}
+
+// runEtcd starts the embedded member, or connects to external etcd. etcd
+// lives until its stop, not until the start's context ends.
+func (s *starting) runEtcd(context.Context) error {
+	ctx, stop := context.WithCancel(context.Background())
+	srv, client, err := startEtcd(ctx, s.o)
 	if err != nil {
-		return fail(err)
+		stop()
+		return err
 	}
-	webhooks, err := apiserver.NewEndpointServiceResolver(sh.informers, &url.URL{Scheme: "https", Host: dialAddress(ln.Addr())})
+	s.local = srv.Local(client)
+	s.closeEtcd = func() {
+		s.local.Close()
+		client.Close()
+		stop()
+		<-srv.Done()
+	}
+	return nil
+}
+
+func (s *starting) stopEtcd(context.Context) error {
+	s.closeEtcd()
+	return nil
+}
+
+func (s *starting) newAuditor(context.Context) error {
+	auditor, err := audit.New(s.o.Audit)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	// Before startServing, which starts every informer asked for so far.
-	seen := policySeen(o, sh.informers)
-	servingSynced := sh.startServing()
-	clock.step("admission")
-	// Before serving, so that a ready server has repaired its allocations
-	// and a shutdown never meets them half started.
-	kubernetesService, err := startKubernetesService(readyCtx, o, sh, client, ln.Addr().(*net.TCPAddr).Port, log)
+	s.auditor = auditor
+	return nil
+}
+
+// credentials loads (or, on a first start, finds made by makeCredentials)
+// the service-account issuer, the serving certificate and the tokens.
+func (s *starting) credentials(context.Context) error {
+	sa, err := newServiceAccounts(s.o)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	undo = append(undo, kubernetesService.Stop)
-	clock.step("kubernetes service")
-	adm.c.Store(chain)
-	api.SetServiceResolver(webhooks)
-	if err := az.wait(readyCtx, servingSynced, seen, clock); err != nil {
-		return fail(err)
+	tokenREST, err := sa.issuer.TokenREST(sa.client, nil)
+	if err != nil {
+		return err
 	}
-	if err := api.WaitOpenAPI(readyCtx); err != nil {
-		return fail(err)
+	authenticator, authenticate, tlsConfig, token, caPEM, err := secure(s.o, s.auditor, anonymous(s.o, s.log))
+	if err != nil {
+		return err
 	}
-	clock.step("openapi")
-	// The kube-controller-manager controllers start once the API is
-	// ready, as they would in a process of their own: their first lists
-	// (with many objects, seconds of CPU: the ConfigMaps, the garbage
-	// collector's metadata of everything) are not the API's start-up.
-	// Before serving (they reach the API in-process), so that a shutdown
-	// never meets them half started.
-	stopControllers := startControllers(o, sh, caPEM, log)
-	undo = append(undo, stopControllers)
-	sh.start()
-	clock.step("controllers")
-	scheme := "https"
+	logNewCredentials(s.log, s.early.credentialsBefore, credentialFiles(s.o))
+	authenticator.APIAudiences = sa.issuer.APIAudiences()
+	s.sa, s.tokenREST, s.authenticator, s.authenticate = sa, tokenREST, authenticator, authenticate
+	s.tlsConfig, s.token, s.caPEM = tlsConfig, token, caPEM
+	return nil
+}
+
+// newAPI serves the API on local: the stores, the allocators, the
+// bootstrap and the compactor use local.Client (for the embedded member,
+// their reads and writes in-process); the space guard, which asks each
+// member endpoint for its status and defragments it, dials.
+func (s *starting) newAPI(context.Context) error {
+	o := s.o
+	compat, _ := o.patchCompat()
+	serviceIPs, nodePorts, _ := o.serviceRanges()
+	s.az, s.adm = newAuthorization(), &lateAdmission{}
+	s.space = storage.NewSpaceGuard(s.local.Dialed(), s.log)
+	api, err := apiserver.New(apiserver.Config{Client: s.local.Client, NewWatcher: s.local.NewWatcher, OpenAPI: s.early.openAPI, PatchCompat: compat, Version: versionInfo(), Logger: s.log,
+		Metrics: filters.Default(), ServiceClusterIPRange: serviceIPs, ServiceNodePortRange: nodePorts,
+		WebhookAuthWrapper: serviceDial(o.webhookDial),
+		Authorizer:         &s.az.late, RuleResolver: &s.az.late, Admission: s.adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: s.authenticator,
+		TokenRequest: s.tokenREST, APIAudiences: s.sa.issuer.APIAudiences(), ExtraHandlers: extraHandlers(o, s.sa),
+		Storage: o.tuneStorage, ReadyChecks: append(s.az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: s.space.Check})})
+	if err != nil {
+		return err
+	}
+	s.api = api
+	return nil
+}
+
+func (s *starting) newShared(context.Context) error {
+	sh, err := newShared(s.api)
+	if err != nil {
+		return err
+	}
+	s.sh = sh
+	return nil
+}
+
+// prepareAuthorizer makes the authenticator check service-account tokens
+// on the shared informers, and the authorizer decide on them; nothing is
+// served before this.
+func (s *starting) prepareAuthorizer(ctx context.Context) error {
+	s.sa.bind(s.sh)
+	s.authenticator.More = s.sa.authenticator(s.o, s.sh)
+	return s.az.prepare(ctx, s.o, s.sh)
+}
+
+// listen builds the filter chain and the HTTP server and binds the port,
+// which is served from the last step on.
+func (s *starting) listen(context.Context) error {
+	o := s.o
+	s.handler = s.filterChain()
+	s.httpSrv = &http.Server{Handler: s.handler, TLSConfig: s.tlsConfig, ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	if !o.PlainHTTP {
+		if err := apiserver.ConfigureHTTP2(s.httpSrv); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+	}
+	s.ln = ln
+	s.sa.serveDiscovery(ln.Addr(), s.log)
+	return nil
+}
+
+func (s *starting) filterChain() http.Handler {
+	o := s.o
+	handler := filters.Chain(s.api.Handler(), filters.Config{
+		MaxRequestsInFlight:         o.MaxRequestsInFlight,
+		MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		Bound:                       func(h http.Handler) http.Handler { return timeout.Bound(h, o.RequestTimeout) },
+		Authenticate:                s.authenticate,
+		Audit:                       func(h http.Handler) http.Handler { return s.auditor.Audit(h, filters.IsLongRunning) },
+		Impersonate:                 impersonate(o.PlainHTTP, &s.az.late),
+		Authorize:                   authorize.New(&s.az.late),
+		KnownResource:               s.api.KnownResource,
+		Metrics:                     filters.Default(),
+		Logger:                      s.log,
+	})
+	handler = s.auditor.Init(handler)
 	if o.PlainHTTP {
+		handler = plainHTTPGuard(handler)
+	}
+	return handler
+}
+
+// shutdownHTTP closes the listener and waits for the requests in flight
+// (the watches have ended: see steps). After a failed start the server
+// never served, and knows no listener to close.
+func (s *starting) shutdownHTTP(ctx context.Context) error {
+	err := s.httpSrv.Shutdown(ctx)
+	s.ln.Close()
+	return err
+}
+
+// newAdmission builds the admission chain and the webhooks' service
+// resolver, and starts the informers serving needs. Those informers (the
+// authorizer's, the authenticator's, the admission plugins', the
+// webhooks' service resolver's) are requested and started before the
+// controllers request theirs, so that readiness waits for these only
+// (shared.startServing).
+func (s *starting) newAdmission(context.Context) error {
+	s.warm = make(chan struct{})
+	chain, err := newAdmission(s.o, s.sh, s.az, s.ln.Addr(), s.warm)
+	if err != nil {
+		return err
+	}
+	webhooks, err := apiserver.NewEndpointServiceResolver(s.sh.informers, &url.URL{Scheme: "https", Host: dialAddress(s.ln.Addr())})
+	if err != nil {
+		return err
+	}
+	s.chain, s.webhooks = chain, webhooks
+	// Before startServing, which starts every informer asked for so far.
+	s.policySeen = policySeen(s.o, s.sh.informers)
+	s.servingSynced = s.sh.startServing()
+	return nil
+}
+
+// startKubernetesService runs before serving, so that a ready server has
+// repaired its allocations and a shutdown never meets them half started.
+func (s *starting) startKubernetesService(ctx context.Context) error {
+	ks, err := startKubernetesService(ctx, s.o, s.sh, s.local.Client, s.ln.Addr().(*net.TCPAddr).Port, s.log)
+	if err != nil {
+		return err
+	}
+	s.kubernetesService = ks
+	return nil
+}
+
+// authorize puts the admission chain and the webhooks' resolver in
+// place, after the server's own first writes (lateAdmission), and waits
+// until requests are decided on the bootstrap policy.
+func (s *starting) authorize(ctx context.Context) error {
+	s.adm.c.Store(s.chain)
+	s.api.SetServiceResolver(s.webhooks)
+	return s.az.wait(ctx, s.servingSynced, s.policySeen, s.clock)
+}
+
+// startControllers starts the kube-controller-manager controllers once
+// the API is ready, as they would in a process of their own: their first
+// lists (with many objects, seconds of CPU: the ConfigMaps, the garbage
+// collector's metadata of everything) are not the API's start-up. Before
+// serving (they reach the API in-process), so that a shutdown never meets
+// them half started.
+func (s *starting) startControllers(context.Context) error {
+	s.stopControllers = startControllers(s.o, s.sh, s.caPEM, s.log)
+	s.sh.start()
+	return nil
+}
+
+func (s *starting) startCompaction(context.Context) error {
+	ctx, stop := context.WithCancel(context.Background())
+	s.stopCompaction = stop
+	if s.o.CompactionInterval >= 0 {
+		go storage.NewCompactor(s.local.Client, s.o.CompactionInterval, s.log).Run(ctx)
+	}
+	go s.space.Run(ctx, 0) // recovers from etcd's NOSPACE alarm
+	return nil
+}
+
+// serve writes the kubeconfig and serves the listener.
+func (s *starting) serve(context.Context) error {
+	scheme := "https"
+	if s.o.PlainHTTP {
 		scheme = "http"
 	}
-	r := &Running{URL: scheme + "://" + dialAddress(ln.Addr()), Kubeconfig: o.kubeconfigPath(), done: make(chan error, 1), handler: handler}
-	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, caPEM, token); err != nil {
-		return fail(err)
+	r := &Running{URL: scheme + "://" + dialAddress(s.ln.Addr()), Kubeconfig: s.o.kubeconfigPath(), done: make(chan error, 1), handler: s.handler}
+	if err := pki.WriteKubeconfig(r.Kubeconfig, r.URL, s.caPEM, s.token); err != nil {
+		return err
 	}
-	httpSrv := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
-	if !o.PlainHTTP {
-		if err := apiserver.ConfigureHTTP2(httpSrv); err != nil {
-			return fail(err)
-		}
-	}
-	compactCtx, stopCompaction := context.WithCancel(context.Background())
-	if o.CompactionInterval >= 0 {
-		go storage.NewCompactor(client, o.CompactionInterval, log).Run(compactCtx)
-	}
-	go space.Run(compactCtx, 0) // recovers from etcd's NOSPACE alarm
-	serveErr := make(chan error, 1)
+	s.running = r
+	s.serveErr = make(chan error, 1)
 	go func() {
-		if o.PlainHTTP {
-			serveErr <- httpSrv.Serve(ln)
+		if s.o.PlainHTTP {
+			s.serveErr <- s.httpSrv.Serve(s.ln)
 		} else {
-			serveErr <- httpSrv.ServeTLS(ln, "", "")
+			s.serveErr <- s.httpSrv.ServeTLS(s.ln, "", "")
 		}
 	}()
-	if o.PlainHTTP {
-		log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
+	if s.o.PlainHTTP {
+		s.log.Warn("serving plain HTTP without authentication: any local process can use the API", "url", r.URL)
 	}
-	clock.step("serving")
-	go func() {
-		// On one goroutine, once a client has seen the server ready (or
-		// after openAPIWarmWait): on two cores its half second of CPU
-		// delayed the first /readyz 200 of an empty start by about 0.12 s
-		// (issue 18). A document asked for before is built on demand.
-		select {
-		case <-api.SeenReady():
-		case <-time.After(openAPIWarmWait):
-		}
-		api.WarmOpenAPI(context.Background())
-		close(warm)
-	}()
-	log.Info("strata server is serving", "url", r.URL, "kubeconfig", r.Kubeconfig, "dataDir", o.DataDir)
-	go func() {
-		var err error
-		select {
-		case <-ctx.Done():
-		case err = <-serveErr:
-		}
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
-		defer cancel()
-		// Watches end first (cleanly: clients see the stream end), then
-		// the listener closes and the requests in flight finish, and only
-		// then do the stores stop.
-		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
-		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
-		api.EndWatches()
-		stopControllers()
-		sh.close()
-		if shutdownErr := httpSrv.Shutdown(shutdownCtx); err == nil {
-			err = shutdownErr
-		}
-		api.Close()
-		auditor.Close()
-		stopCompaction()
-		cleanup()
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		log.Info("strata server stopped")
-		r.done <- err
-	}()
-	return r, nil
+	return nil
+}
+
+// warmOpenAPI builds the OpenAPI documents once a client has seen the
+// server ready (or after openAPIWarmWait), on one goroutine: their CPU
+// would otherwise delay the first /readyz 200 on a small machine. A
+// document asked for before is built on demand.
+func (s *starting) warmOpenAPI() {
+	select {
+	case <-s.api.SeenReady():
+	case <-time.After(openAPIWarmWait):
+	}
+	s.api.WarmOpenAPI(context.Background())
+	close(s.warm)
+}
+
+// shutdown stops the server, every step in reverse order (see steps),
+// once ctx ends or serving fails, and reports the end to Wait.
+func (s *starting) shutdown(ctx context.Context, seq *sequence) {
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-s.serveErr:
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownTimeout)
+	defer cancel()
+	s.log.Info("strata server is shutting down: ending watches and finishing requests in flight")
+	if stopErr := seq.stop(stopCtx); err == nil {
+		err = stopErr
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	s.log.Info("strata server stopped")
+	s.running.done <- err
 }
 
 // secure prepares authentication (the authenticator, and its filter: nil

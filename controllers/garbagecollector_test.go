@@ -1,16 +1,13 @@
-package server
+package controllers
 
-// Tests of the garbage collector running in the server: what happens to
-// dependents after their owner is deleted with each propagation policy,
-// through client-go against a whole server (embedded etcd, TLS, the
-// controllers on the loopback client). The collector works
+// Tests of the garbage collector: what happens to dependents after their
+// owner is deleted with each propagation policy, through client-go
+// against an API over embedded etcd with the controllers on its loopback
+// client, as the server runs them (startAPI). The collector works
 // asynchronously, so the tests poll with a deadline.
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -27,14 +24,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/stratadev/strata/controllers"
-	"github.com/stratadev/strata/internal/loopdial"
 )
 
 // gcDeadline bounds each wait: a custom resource's owner is seen once the
 // collector's discovery sync (30 s) or its lookups find the kind.
-const gcDeadline = 3 * controllers.GarbageCollectorSyncPeriod
+const gcDeadline = 3 * GarbageCollectorSyncPeriod
 
 type gcServer struct {
 	client  kubernetes.Interface
@@ -44,13 +38,11 @@ type gcServer struct {
 
 func startGCServer(t *testing.T) *gcServer {
 	t.Helper()
-	o := NewOptions()
-	o.webhookDial = loopdial.Dial
-	o.DataDir = filepath.Join(t.TempDir(), "strata")
-	o.BindAddress = "127.0.0.1"
-	o.SecurePort = 0
-	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, cfg := start(t, o)
+	sel, err := ParseSelection(DefaultSelection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := startAPI(t, sel)
 	return &gcServer{client: kubernetes.NewForConfigOrDie(cfg), dynamic: dynamic.NewForConfigOrDie(cfg),
 		crds: apiextensionsclient.NewForConfigOrDie(cfg)}
 }

@@ -1,11 +1,9 @@
 package apiserver
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -64,38 +62,5 @@ func TestRefusals(t *testing.T) {
 	// kube-node-lease is not kept.
 	if code, out := ts.send(t, http.MethodDelete, "/api/v1/namespaces/kube-node-lease", "", nil); code != 200 {
 		t.Errorf("DELETE kube-node-lease: %d %s", code, out)
-	}
-}
-
-// TestWatchNegativeTimeout: a watch with a negative timeoutSeconds ends at
-// once with an empty stream, as kube-apiserver's timer fires at once; 0 is
-// the server's default timeout, as unset.
-func TestWatchNegativeTimeout(t *testing.T) {
-	ts := newTestServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.http.URL+cmPath+"?watch=true&timeoutSeconds=-5", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var events []json.RawMessage
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var ev json.RawMessage
-		if err := dec.Decode(&ev); err != nil {
-			if ctx.Err() != nil {
-				t.Fatalf("the watch did not end: %v", err)
-			}
-			break
-		}
-		events = append(events, ev)
-	}
-	if resp.StatusCode != 200 || len(events) != 0 {
-		t.Errorf("%s with %d events, want 200 and none", resp.Status, len(events))
 	}
 }
