@@ -164,7 +164,7 @@ type Server struct {
 	countOnce     sync.Once // starts countObjects
 	log           *slog.Logger
 	// converters convert custom resources between versions; services
-	// resolves their webhooks' service references (crconvert.go).
+	// resolves their webhooks' service references (serviceresolver.go).
 	converters *registry.CRConverters
 	services   lateServiceResolver
 }
@@ -425,4 +425,18 @@ func (s *Server) Close() {
 			r.store.Storage().Close()
 		}
 	}
+}
+
+// EnsureNamespaces creates the default namespaces that do not exist yet
+// and resumes the deletion of namespaces an earlier run left Terminating
+// (registry.Namespaces.Ensure).
+func (s *Server) EnsureNamespaces(ctx context.Context) error {
+	if err := s.namespaceRules.Ensure(ctx); err != nil {
+		return err
+	}
+	if s.cfg.Metrics != nil {
+		// Counted once the default namespaces exist, then every minute.
+		s.countOnce.Do(func() { go s.countObjects(s.ctx, time.Minute) })
+	}
+	return nil
 }

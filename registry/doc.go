@@ -13,7 +13,7 @@
 // storage with the rules every kind follows (preparation, admission, dry
 // run, finalizers and deletion propagation, the namespace rules in
 // namespaces.go) and the stores of the resource's subresources
-// (subresource.go: eviction, binding, token, scale, the kubelet
+// (store_subresources.go: eviction, binding, token, scale, the kubelet
 // connecters). The HTTP layer (package apiserver) decodes a request and
 // calls one method of a Store; what comes back is the stored object, or an
 // apierrors status error (400 for a body that is not the kind's type, 422

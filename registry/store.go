@@ -33,7 +33,7 @@ type Store struct {
 	terminating bool
 	log         *slog.Logger
 	// subresources are the stores of the subresources that are not the
-	// object through a strategy of its own (subresource.go).
+	// object through a strategy of its own (store_subresources.go).
 	subresources map[string]Subresource
 	// shared is what the server's stores share.
 	shared *Shared
