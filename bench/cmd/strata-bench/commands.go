@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/stratadev/strata/bench/internal/proc"
@@ -20,8 +19,12 @@ import (
 )
 
 // smpPackage is the minimal Go program that applies a strategic merge
-// patch with apimachinery, the other side of the env-list comparison.
-const smpPackage = "github.com/stratadev/strata/bench/internal/smp-apimachinery"
+// patch with apimachinery, the other side of the env-list comparison;
+// timeprocPackage the small program that times each process.
+const (
+	smpPackage      = "github.com/stratadev/strata/bench/internal/smp-apimachinery"
+	timeprocPackage = "github.com/stratadev/strata/bench/internal/timeproc"
+)
 
 // offlineCommands are the offline commands timed on the README's small
 // inputs, by name, with out standing for the output directory (removed
@@ -73,13 +76,17 @@ func timeCommands(ctx context.Context, bins []string, runs, warmup, entries int,
 		return err
 	}
 	defer os.RemoveAll(work)
+	timer, err := proc.GoBinary(ctx, "", timeprocPackage, "timeproc", "(none)", stderr)
+	if err != nil {
+		return err
+	}
 	out := filepath.Join(work, "out")
 	fmt.Fprintln(stdout, "| binary | command | wall mean ± σ | wall min | CPU (user+sys, mean) | peak RSS (median) |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
 	for _, bin := range bins {
 		for _, c := range offlineCommands {
 			argv := strings.Fields(strings.ReplaceAll(c.args, "OUT", out))
-			t, err := timeProcess(ctx, root, out, append([]string{bin}, argv...), warmup, runs)
+			t, err := timeProcess(ctx, timer, root, out, append([]string{bin}, argv...), warmup, runs)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", bin, c.name, err)
 			}
@@ -89,12 +96,12 @@ func timeCommands(ctx context.Context, bins []string, runs, warmup, entries int,
 	if entries == 0 {
 		return nil
 	}
-	return timeEnvList(ctx, root, work, bins, entries, stdout, stderr)
+	return timeEnvList(ctx, timer, root, work, bins, entries, stdout, stderr)
 }
 
 // timeEnvList times strata patch (5 runs after 1 warm-up) and
 // apimachinery's minimal program (3 runs) on the env list.
-func timeEnvList(ctx context.Context, root, work string, bins []string, entries int, stdout, stderr io.Writer) error {
+func timeEnvList(ctx context.Context, timer, root, work string, bins []string, entries int, stdout, stderr io.Writer) error {
 	if err := writeEnvList(work, entries); err != nil {
 		return err
 	}
@@ -107,13 +114,13 @@ func timeEnvList(ctx context.Context, root, work string, bins []string, entries 
 	fmt.Fprintln(stdout, "| program | wall mean ± σ | wall min | CPU (user+sys, mean) | peak RSS (median) |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|")
 	for _, bin := range bins {
-		t, err := timeProcess(ctx, root, "", []string{bin, "patch", "-f", pod, "--patch-file", patch, "-o", "json"}, 1, 5)
+		t, err := timeProcess(ctx, timer, root, "", []string{bin, "patch", "-f", pod, "--patch-file", patch, "-o", "json"}, 1, 5)
 		if err != nil {
 			return fmt.Errorf("%s patch: %w", bin, err)
 		}
 		fmt.Fprintf(stdout, "| %s patch -o json | %s |\n", bin, t)
 	}
-	t, err := timeProcess(ctx, root, "", []string{smp, pod, patch}, 0, 3)
+	t, err := timeProcess(ctx, timer, root, "", []string{smp, pod, patch}, 0, 3)
 	if err != nil {
 		return fmt.Errorf("smp-apimachinery: %w", err)
 	}
@@ -132,33 +139,34 @@ func (t timings) String() string {
 	return fmt.Sprintf("%.1f ± %.1f ms | %.1f ms | %.1f ms | %.1f MB", mean, sd, slices.Min(t.wall), cpu, report.Median(t.rss))
 }
 
-// timeProcess runs argv in dir warmup times, then runs times measured,
-// removing clean (if set) before each run; a run that fails is an error.
-func timeProcess(ctx context.Context, dir, clean string, argv []string, warmup, runs int) (timings, error) {
+// timeProcess runs argv in dir through timer warmup times, then runs
+// times measured, removing clean (if set) before each run; a run that
+// fails is an error.
+func timeProcess(ctx context.Context, timer, dir, clean string, argv []string, warmup, runs int) (timings, error) {
 	var t timings
 	for i := range warmup + runs {
 		if clean != "" {
 			os.RemoveAll(clean)
 		}
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd := exec.CommandContext(ctx, timer, argv...)
 		cmd.Dir = dir
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		start := time.Now()
 		if err := cmd.Run(); err != nil {
 			return t, fmt.Errorf("%w: %s", err, stderr.String())
 		}
-		wall := time.Since(start)
 		if i < warmup {
 			continue
 		}
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		t.wall = append(t.wall, ms(wall))
-		t.cpu = append(t.cpu, ms(cpu))
-		if ru != nil {
-			t.rss = append(t.rss, float64(ru.Maxrss)/1024) // kB on Linux
+		var wall, cpu, rssKB int64
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		if _, err := fmt.Sscanf(last, "timeproc: %d %d %d", &wall, &cpu, &rssKB); err != nil {
+			return t, fmt.Errorf("reading timeproc's figures %q: %w", last, err)
 		}
+		t.wall = append(t.wall, ms(time.Duration(wall)))
+		t.cpu = append(t.cpu, ms(time.Duration(cpu)))
+		t.rss = append(t.rss, float64(rssKB)/1024)
 	}
 	return t, nil
 }
