@@ -74,8 +74,8 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	clock.step("before start")
 	// What needs no etcd starts first, beside etcd's own start (mostly
 	// disk): the OpenAPI documents and server-side apply's type models,
-	// which take a second of CPU between them (issue 18); startEtcd makes
-	// the credentials likewise.
+	// which take much of a start's CPU between them; startEtcd makes the
+	// credentials likewise.
 	early := earlyWork{openAPI: apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
 		credentialsBefore: credentialFiles(o)}
 	go func() { _ = registry.WarmFieldManagers() }() // apiserver.New reports an error
@@ -317,9 +317,9 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 	clock.step("serving")
 	go func() {
 		// On one goroutine, once a client has seen the server ready (or
-		// after openAPIWarmWait): on two cores its half second of CPU
-		// delayed the first /readyz 200 of an empty start by about 0.12 s
-		// (issue 18). A document asked for before is built on demand.
+		// after openAPIWarmWait): built earlier, on few cores, its CPU
+		// would delay the first /readyz 200. A document asked for before
+		// is built on demand.
 		select {
 		case <-api.SeenReady():
 		case <-time.After(openAPIWarmWait):
