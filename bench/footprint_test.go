@@ -7,8 +7,9 @@ import (
 	"github.com/stratadev/strata/bench/report"
 )
 
-// TestFootprintRatios computes the footprint ratios of run 21's figures
-// (bench/README.md) and checks each against the arithmetic written out.
+// TestFootprintRatios computes the footprint ratios of one run's figures
+// (run 21, bench/results/2026-11-27-consistent-read-floor.md) and checks
+// each against the arithmetic written out.
 func TestFootprintRatios(t *testing.T) {
 	rep := &report.Report{Footprint: []report.FootprintRow{
 		{Server: fpStrataEmbedded, StartEmptySeconds: 0.86, StartLoadedSeconds: 1.61, RSSEmptyMB: 231, RSSLoadedMB: 438, RSSRestartMB: 417},
