@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/stratadev/strata/bench/internal/cell"
-	"github.com/stratadev/strata/bench/internal/layout"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The server-side apply cells: each client applies its own Deployment,

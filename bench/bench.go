@@ -1,16 +1,22 @@
-// Package bench is a bounded load generator for strata server.
+// Package bench is strata's load generator: a bounded run of cells against
+// strata server, raw etcd, a floor server (bench/floor) and, when selected,
+// kube-apiserver, and the footprint (start-up to ready and memory) of the
+// servers.
 //
-// Run starts its own etcd member (fsync on) and a strata server on it, both
-// in this process and on loopback only, and drives them through client-go
-// (strata) and clientv3 (the same etcd, raw) at several concurrencies: create,
-// get, list of a namespace's objects with resourceVersion unset and "0",
-// strategic merge PATCH and watch delivery to many watchers, each next to
-// the raw etcd operation it corresponds to (create-if-absent put, get,
-// linearizable and serializable range, read + compare-and-swap, watch). Every
-// cell stops after Config.Duration or Config.MaxOps operations, whichever
-// comes first, and the whole run after Config.Timeout. The Report holds every
-// cell's throughput and latency percentiles and the strata ÷ etcd ratios;
-// cmd/strata-bench is the command that prints it.
+// Run starts its own etcd member (fsync on) in this process, strata server
+// on it as a child process (so that its CPU time can be read apart), and
+// kube-apiserver on an etcd member of its own when Config.Servers names it,
+// all on loopback, and drives them through client-go and clientv3 at
+// several concurrencies. The cells (scenarios.go) pair each server
+// operation with the raw etcd operation it corresponds to and with its
+// floors. Every cell stops after Config.Duration or Config.MaxOps
+// operations, whichever comes first, and the whole run after
+// Config.Timeout. The report (bench/report) holds every cell's throughput,
+// latency percentiles and server CPU time per request, and the ratios
+// between cells (ratios.go); "strata-bench load" prints it.
+//
+// Startup and ServerLoad measure strata-server as users run it: its
+// start-up to ready, and binaries side by side under the same load.
 package bench
 
 import (

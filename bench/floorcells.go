@@ -1,5 +1,9 @@
 package bench
 
+// The floor's cells: the client side of the floor server (bench/floor),
+// which the runner starts once it knows the bytes strata stores, and the
+// floor's preparations.
+
 import (
 	"context"
 	"encoding/json"
@@ -7,17 +11,18 @@ import (
 	"path/filepath"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+
 	"github.com/stratadev/strata/bench/floor"
 	"github.com/stratadev/strata/bench/internal/cell"
 	"github.com/stratadev/strata/bench/internal/layout"
 	"github.com/stratadev/strata/bench/internal/proc"
 	"github.com/stratadev/strata/bench/internal/servers"
 	"github.com/stratadev/strata/bench/report"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 )
 
-// floor is the bare HTTP/2 server, its client, and its process (nil when
+// floorServer is the floor server, its client, and its process (nil when
 // it runs in this process, under -in-process).
 type floorServer struct {
 	srv  *httptest.Server // in this process only
@@ -51,10 +56,10 @@ func (e *env) startFloor(ctx context.Context, inProcess bool, value string) (*fl
 
 // pid is the floor's process (0: this one, not measured).
 func (f *floorServer) pid() int {
-	if f == nil || f.proc == nil {
+	if f == nil {
 		return 0
 	}
-	return f.proc.Pid()
+	return f.proc.Pid() // 0 for a nil process
 }
 
 func (f *floorServer) close() error {

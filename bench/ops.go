@@ -11,14 +11,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stratadev/strata/bench/internal/cell"
-	"github.com/stratadev/strata/bench/internal/layout"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // rootCAConfigMap is the ConfigMap kube-controller-manager's root CA

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stratadev/strata/bench/internal/cell"
-	"github.com/stratadev/strata/bench/internal/layout"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The protobuf cells: a typed client-go get and list (decoded into

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/stratadev/strata/bench/internal/cell"
-	"github.com/stratadev/strata/bench/internal/layout"
-	"github.com/stratadev/strata/bench/internal/servers"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
 
 // rbacBindings is how many RoleBindings the RBAC cells' namespace holds,

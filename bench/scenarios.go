@@ -4,10 +4,11 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/stratadev/strata/bench/floor"
 	"github.com/stratadev/strata/bench/internal/cell"
 	"github.com/stratadev/strata/bench/internal/layout"
-	"k8s.io/client-go/kubernetes"
 )
 
 // The scenarios: every cell the bench runs, as pairs of operations measured

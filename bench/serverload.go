@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/stratadev/strata/bench/internal/cell"
 	"github.com/stratadev/strata/bench/internal/servers"
 	"github.com/stratadev/strata/bench/report"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // LoadConfig is what ServerLoad runs.

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/stratadev/strata/bench/internal/layout"
-	"github.com/stratadev/strata/bench/internal/servers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
 
 // target is an API server the cells drive, with the clients of its

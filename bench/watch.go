@@ -11,10 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stratadev/strata/bench/internal/cell"
-	"github.com/stratadev/strata/bench/internal/layout"
-	"github.com/stratadev/strata/bench/internal/proc"
-	"github.com/stratadev/strata/bench/report"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +18,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/proc"
+	"github.com/stratadev/strata/bench/report"
 )
 
 const (

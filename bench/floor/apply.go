@@ -18,15 +18,16 @@ import (
 )
 
 // The apply floor is the floor of a server-side apply by a server that
-// reuses upstream's field manager, as strata does, and stores what kube-apiserver would: a PATCH of a Deployment reads the
-// stored object from etcd, runs the field manager kube-apiserver builds
-// for Deployments (strata's fieldmanager.Manager over
-// k8s.io/apimachinery's managedfields, the same type models), defaults,
-// converts and validates the result with upstream's Deployment strategy
-// (validate.go), and writes it back if nothing changed it since the read
-// (etcd's read+CAS). It does nothing else: no admission, authorization or
-// watch cache. apply-floor ÷ read+cas is therefore the highest apply ÷
-// read+cas such a server can reach on this machine with this client.
+// reuses upstream's field manager, as strata does, and stores what
+// kube-apiserver would: a PATCH of a Deployment reads the stored object from
+// etcd, runs the field manager kube-apiserver builds for Deployments
+// (strata's fieldmanager.Manager over k8s.io/apimachinery's managedfields,
+// the same type models), defaults, converts and validates the result with
+// upstream's Deployment strategy (validate.go), and writes it back if
+// nothing changed it since the read (etcd's read+CAS). It does nothing
+// else: no admission, authorization or watch cache. apply-floor ÷ read+cas
+// is therefore the highest apply ÷ read+cas such a server can reach on this
+// machine with this client.
 
 // deploymentFieldManager is the field manager strata's registry builds
 // for apps/v1 Deployments.

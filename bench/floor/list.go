@@ -10,12 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stratadev/strata/bench/internal/layout"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The list floor is the floor of a list: the floor server

@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratadev/strata/bench/internal/layout"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // TestValidated checks that the write floors store objects as

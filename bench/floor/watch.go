@@ -10,13 +10,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/stratadev/strata/bench/internal/layout"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The watch floor is the floor of the watch cell: the floor

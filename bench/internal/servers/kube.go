@@ -20,8 +20,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stratadev/strata/bench/internal/proc"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/proc"
 )
 
 // kubePackage is the kube-apiserver command of the k8s.io/kubernetes

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stratadev/strata/bench/internal/proc"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/proc"
 )
 
 // The footprint runs strata as its users run it: the strata-server binary
