@@ -11,8 +11,8 @@ import (
 // The MutatingAdmissionPolicy plugin polls /openapi/v3 from its start, to
 // learn which OpenAPI documents changed. The answer names every document
 // with the hash of its JSON, so the first poll builds and encodes them all:
-// half a second of CPU, which kube-openapi's handler spreads over every core
-// (issue 18). kube-apiserver's plugins reach it over a loopback connection
+// a noticeable share of a start's CPU, which kube-openapi's handler spreads
+// over every core. kube-apiserver's plugins reach it over a loopback connection
 // that is answered only once it serves; strata's loopback is in-process and
 // answers at once, in the middle of the start. The plugins' client
 // therefore waits, before its /openapi/v3 requests, for the server to have

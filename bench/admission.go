@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/stratadev/strata/admission"
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
 
 // The admission cells: creates of ConfigMaps through kube-apiserver's
@@ -26,14 +28,6 @@ import (
 // no policy at all (the policy is created by the second pair's
 // preparation).
 
-// Operation names of the admission cells.
-const (
-	opCreateAdmission    = "create-admission"
-	opCreateAdmissionOff = "create-admission-off"
-	opCreateVAP          = "create-vap"
-	opCreateVAPOff       = "create-vap-off"
-)
-
 // vapNamespace is where the policy applies; vapName names the policy and
 // its binding.
 const (
@@ -41,42 +35,11 @@ const (
 	vapName      = "strata-bench"
 )
 
-// admissionPairs are the admission cells: creates through a server with
-// the default chain beside the same through one with admission off. Both
-// are servers of their own on strata's etcd, started by the cells'
-// preparation: the main server leads the controllers (the garbage
-// collector and quota controller follow every create), so measured
-// against it the chain would be charged their work too.
-func (r *runner) admissionPairs() []pair {
-	srv := func(off bool, name, ns, who string) op {
-		t := func() *target { return r.env.admissionOn }
-		if off {
-			t = func() *target { return r.env.admissionOff }
-		}
-		return op{side: sideStrata, name: name, prepare: r.prepareAdmissionServers,
-			run:   r.createIn(func() kubernetes.Interface { return t().cs }, ns, who),
-			pidOf: func() int { return t().pid }}
-	}
-	on := func(name, ns, who string) op { return srv(false, name, ns, who) }
-	off := func(name, who string) op { return srv(true, name, namespace, who) }
-	vap := on(opCreateVAP, vapNamespace, "vap")
-	vap.prepare = func(ctx context.Context) error {
-		if err := r.prepareAdmissionServers(ctx); err != nil {
-			return err
-		}
-		return r.createPolicy(ctx, r.env.admissionOn.cs)
-	}
-	return []pair{
-		{strata: on(opCreateAdmission, namespace, "adm"), etcd: off(opCreateAdmissionOff, "off")},
-		{strata: vap, etcd: off(opCreateVAPOff, "vapoff")},
-	}
-}
-
 // createIn creates ConfigMaps in ns through the clientset cs returns,
 // named apart by who.
-func (r *runner) createIn(cs func() kubernetes.Interface, ns, who string) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := cs().CoreV1().ConfigMaps(ns).Create(ctx, r.configMap(fmt.Sprintf("create-%s-c%d-%d", who, c.conc, c.i)),
+func (r *runner) createIn(cs func() kubernetes.Interface, ns, who string) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		_, err := cs().CoreV1().ConfigMaps(ns).Create(ctx, r.configMap(fmt.Sprintf("create-%s-c%d-%d", who, c.Conc, c.I)),
 			metav1.CreateOptions{})
 		return err
 	}
@@ -97,17 +60,17 @@ func (r *runner) prepareAdmissionServers(ctx context.Context) error {
 		return nil
 	}
 	for _, off := range []bool{false, true} {
-		name, spec := "strata-admission-on", childSpec{Mode: childStrata, EtcdServers: e.etcd.endpoints, Controllers: e.controllers}
+		name, spec := "strata-admission-on", servers.Spec{Mode: servers.ModeStrata, EtcdServers: e.etcd.Endpoints, Controllers: e.controllers}
 		if off {
 			name, spec.DisableAdmission = "strata-admission-off", strings.Split(admission.DefaultOn(), ", ")
 		}
 		spec.DataDir = filepath.Join(e.tmp, name)
-		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, name+".log"))
+		p, rc, err := servers.StartStrataChild(ctx, spec, filepath.Join(e.tmp, name+".log"))
 		if err != nil {
 			return err
 		}
 		e.admissionProcs = append(e.admissionProcs, p)
-		t, err := newTarget(sideStrata, rc, p.cmd.Process.Pid)
+		t, err := newTarget(sideStrata, rc, p.Pid())
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The server-side apply cells: each client applies its own Deployment,
@@ -35,26 +38,26 @@ func (r *runner) prepareApply(t *target) func(context.Context) error {
 // createByApply creates one Deployment per client of the largest cell
 // through cs, by apply.
 func (r *runner) createByApply(ctx context.Context, cs kubernetes.Interface) error {
-	return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+	return cell.Parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
 		return applyVia(ctx, cs, applyName(w), "bench-a", applyConfig(w, 0))
 	})
 }
 
 // applyAs applies with managers managers, alternating by request.
-func (r *runner) applyAs(t *target, managers int) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
+func (r *runner) applyAs(t *target, managers int) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
 		n := r.counter.Add(1)
-		if managers == 2 && c.i%2 == 1 {
+		if managers == 2 && c.I%2 == 1 {
 			body := fmt.Appendf(nil, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":%q,"annotations":{"bench/b":"%d"}}}`,
-				applyName(c.worker), n)
-			return applyVia(ctx, t.cs, applyName(c.worker), "bench-b", body)
+				applyName(c.Worker), n)
+			return applyVia(ctx, t.cs, applyName(c.Worker), "bench-b", body)
 		}
-		return applyVia(ctx, t.cs, applyName(c.worker), "bench-a", applyConfig(c.worker, n))
+		return applyVia(ctx, t.cs, applyName(c.Worker), "bench-a", applyConfig(c.Worker, n))
 	}
 }
 
 func applyVia(ctx context.Context, cs kubernetes.Interface, name, manager string, body []byte) error {
-	_, err := cs.AppsV1().Deployments(namespace).Patch(ctx, name, types.ApplyPatchType, body,
+	_, err := cs.AppsV1().Deployments(layout.Namespace).Patch(ctx, name, types.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: manager})
 	return err
 }

@@ -1,16 +1,22 @@
-// Package bench is a bounded load generator for strata server.
+// Package bench is strata's load generator: a bounded run of cells against
+// strata server, raw etcd, a floor server (bench/floor) and, when selected,
+// kube-apiserver, and the footprint (start-up to ready and memory) of the
+// servers.
 //
-// Run starts its own etcd member (fsync on) and a strata server on it, both
-// in this process and on loopback only, and drives them through client-go
-// (strata) and clientv3 (the same etcd, raw) at several concurrencies: create,
-// get, list of a namespace's objects with resourceVersion unset and "0",
-// strategic merge PATCH and watch delivery to many watchers, each next to
-// the raw etcd operation it corresponds to (create-if-absent put, get,
-// linearizable and serializable range, read + compare-and-swap, watch). Every
-// cell stops after Config.Duration or Config.MaxOps operations, whichever
-// comes first, and the whole run after Config.Timeout. The Report holds every
-// cell's throughput and latency percentiles and the strata ÷ etcd ratios;
-// cmd/strata-bench is the command that prints it.
+// Run starts its own etcd member (fsync on) in this process, strata server
+// on it as a child process (so that its CPU time can be read apart), and
+// kube-apiserver on an etcd member of its own when Config.Servers names it,
+// all on loopback, and drives them through client-go and clientv3 at
+// several concurrencies. The cells (scenarios.go) pair each server
+// operation with the raw etcd operation it corresponds to and with its
+// floors. Every cell stops after Config.Duration or Config.MaxOps
+// operations, whichever comes first, and the whole run after
+// Config.Timeout. The report (bench/report) holds every cell's throughput,
+// latency percentiles and server CPU time per request, and the ratios
+// between cells (ratios.go); "strata-bench load" prints it.
+//
+// Startup and ServerLoad measure strata-server as users run it: its
+// start-up to ready, and binaries side by side under the same load.
 package bench
 
 import (
@@ -21,6 +27,9 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/report"
 )
 
 // Config bounds and shapes one run. The zero value of a field means its
@@ -79,10 +88,10 @@ type Config struct {
 	// measured, but a CPU profile of this process (AroundCell) sees it.
 	InProcess bool
 	// KubeAPIServer is a prebuilt kube-apiserver binary; unset, it is
-	// built from this module (kube.go).
+	// built from this module (servers.KubeAPIServer).
 	KubeAPIServer string
 	// StrataServer is a prebuilt strata-server binary for the footprint;
-	// unset, it is built from strata's module (strataserver.go).
+	// unset, it is built from strata's module (servers.StrataServerBinary).
 	StrataServer string
 	// StrataControllers is --controllers for every strata server the run
 	// starts; nil runs none of the kube-controller-manager controllers
@@ -94,8 +103,10 @@ type Config struct {
 	// ConfigMaps of FootprintBytes.
 	Footprint                        bool
 	FootprintObjects, FootprintBytes int
+	// NoCells runs no cells: the footprint alone (it needs Footprint).
+	NoCells bool
 	// FootprintStarts is how many times each server is started in each
-	// setting (empty, loaded); the footprint gives the median (startups.go).
+	// setting (empty, loaded); the footprint gives the median.
 	FootprintStarts int
 }
 
@@ -182,6 +193,9 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("servers: %q is not strata or kube, or is listed twice", s))
 		}
 	}
+	if c.NoCells && !c.Footprint {
+		errs = append(errs, errors.New("no cells: needs the footprint, or there is nothing to run"))
+	}
 	if c.Footprint && c.InProcess {
 		errs = append(errs, errors.New("footprint: measures servers in child processes, not with in-process strata"))
 	}
@@ -195,7 +209,7 @@ func (c Config) validate() error {
 // when the environment cannot be set up, a preparation step fails or the
 // timeout passes, with the report of the cells that ran when there are
 // any; failed operations inside cells are counted in the report instead.
-func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
+func Run(ctx context.Context, cfg Config) (rep *report.Report, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("bench: config: %w", err)
@@ -215,10 +229,10 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	r := &runner{cfg: cfg, env: e, rep: newReport(cfg), floorT: &target{side: sideFloor}}
 	if err := r.run(ctx); err != nil {
 		// The cells that ran (the footprint runs last) are reported still.
-		r.rep.finish(time.Since(start))
+		finish(r.rep, time.Since(start))
 		return r.rep, withTimeout(ctx, cfg, err)
 	}
-	r.rep.finish(time.Since(start))
+	finish(r.rep, time.Since(start))
 	return r.rep, nil
 }
 
@@ -237,7 +251,7 @@ func withTimeout(ctx context.Context, cfg Config, err error) error {
 type runner struct {
 	cfg Config
 	env *env
-	rep *Report
+	rep *report.Report
 	// value is the bytes strata stores for one ConfigMap of the listed
 	// namespace: what the raw etcd operations write.
 	value string
@@ -258,6 +272,9 @@ type runner struct {
 // concurrency (strata's cell and etcd's in alternating rounds, so that each
 // pair is measured close together in time), then the watch cells.
 func (r *runner) run(ctx context.Context) error {
+	if r.cfg.NoCells {
+		return r.footprint(ctx)
+	}
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
@@ -325,7 +342,7 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 	rounds := r.cfg.Rounds
 	d, maxOps := r.cfg.Duration/time.Duration(rounds), (r.cfg.MaxOps+rounds-1)/rounds
 	for _, c := range r.cfg.Concurrency {
-		res := make([]cellResult, len(p.ops()))
+		res := make([]cell.Result, len(p.ops()))
 		for round := range rounds {
 			for i, o := range p.ops() {
 				if ctx.Err() != nil {
@@ -333,9 +350,9 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 				}
 				var err error
 				r.aroundCell(o.side, func() {
-					var cell cellResult
-					cell, err = measured(o.serverPID(), func() cellResult { return runCell(ctx, c, d, round*maxOps, maxOps, o.run) })
-					res[i].add(cell)
+					var got cell.Result
+					got, err = cell.Measured(o.serverPID(), func() cell.Result { return cell.Run(ctx, c, d, round*maxOps, maxOps, o.run) })
+					res[i].Add(got)
 				})
 				if err != nil {
 					return fmt.Errorf("bench: %s %s: %w", o.side, o.name, err)
@@ -343,7 +360,7 @@ func (r *runner) runPair(ctx context.Context, p pair) error {
 			}
 		}
 		for i, o := range p.ops() {
-			r.record(res[i].row(o.side, o.name, c))
+			r.record(res[i].Row(o.side, o.name, c))
 		}
 	}
 	return nil
@@ -361,14 +378,14 @@ func (r *runner) aroundCell(side string, cell func()) {
 // warmup runs an operation Config.Warmup times, one at a time, unmeasured.
 func (r *runner) warmup(ctx context.Context, o op) error {
 	for i := range r.cfg.Warmup {
-		if err := o.run(ctx, call{conc: 0, worker: 0, i: i}); err != nil {
+		if err := o.run(ctx, cell.Call{I: i}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *runner) record(row Row) {
+func (r *runner) record(row report.Row) {
 	r.rep.Rows = append(r.rep.Rows, row)
-	fmt.Fprintln(r.cfg.Progress, row.progressLine())
+	fmt.Fprintln(r.cfg.Progress, row.ProgressLine())
 }

@@ -8,12 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stratadev/strata/bench/internal/servers"
+	"github.com/stratadev/strata/bench/report"
 )
 
 // TestMain lets the test binary run as the benchmark's strata and etcd
-// child processes (child.go).
+// child processes (bench/internal/servers).
 func TestMain(m *testing.M) {
-	RunChild()
+	servers.RunChild()
 	os.Exit(m.Run())
 }
 
@@ -164,7 +167,7 @@ func wantRows(cfg Config, kube bool) []string {
 // checkRows checks that rep has the rows wantRows lists, each with
 // operations and no errors, and server CPU exactly on the servers' rows
 // (the floor's included: it is a server of its own).
-func checkRows(t *testing.T, rep *Report, cfg Config, kube bool) {
+func checkRows(t *testing.T, rep *report.Report, cfg Config, kube bool) {
 	t.Helper()
 	var got []string
 	for _, row := range rep.Rows {

@@ -13,9 +13,9 @@ import (
 // of those controllers follow every ConfigMap write (the garbage
 // collector's and the quota controller's monitors, and the root CA
 // publisher's ConfigMap informer), and their informers hold what they
-// follow: strata's RSS after a restart on 20,000 ConfigMaps was 47–98 MB
-// larger with them in four starts on one data directory (issue 18),
-// memory kube-apiserver's figure leaves to another process.
+// follow: tens of megabytes of strata's RSS on a loaded data directory
+// (bench/README.md), memory kube-apiserver's figure leaves to another
+// process.
 // Config.StrataControllers ("*" for strata's default) measures strata as
 // `strata server` runs.
 

@@ -51,7 +51,7 @@ func TestStrataControllers(t *testing.T) {
 	// Every strata server the run starts gets the selection.
 	e := &env{tmp: "/tmp/x", controllers: Config{}.strataControllers()}
 	spec := e.strataSpec("/tmp/x/strata", nil)
-	if o := spec.options(nil); !slices.Equal(o.Controllers, apiOnly()) {
+	if o := spec.Options(nil); !slices.Equal(o.Controllers, apiOnly()) {
 		t.Errorf("server options' controllers = %v, want %v", o.Controllers, apiOnly())
 	}
 }

@@ -12,8 +12,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/stratadev/strata/bench/internal/proc"
+	"github.com/stratadev/strata/bench/internal/servers"
 	"github.com/stratadev/strata/server"
-	"github.com/stratadev/strata/storage/etcd"
 )
 
 // stopTimeout bounds each step of the cleanup.
@@ -25,7 +26,7 @@ const stopTimeout = 30 * time.Second
 type env struct {
 	tmp string
 
-	etcd *member
+	etcd *servers.Member
 	raw  *clientv3.Client
 	// rawWriter is a second etcd client (its own connection) for the
 	// watch cells' writes.
@@ -33,12 +34,12 @@ type env struct {
 
 	// strata runs as a child process (strataProc) unless Config.InProcess
 	// is set (stopServer and running).
-	strataProc *process
+	strataProc *proc.Process
 	stopServer context.CancelFunc
 	running    *server.Running
 
-	kubeEtcd *member
-	kubeProc *process
+	kubeEtcd *servers.Member
+	kubeProc *proc.Process
 
 	// strata and kube are the API servers the cells drive (nil: not
 	// selected).
@@ -47,58 +48,14 @@ type env struct {
 	// admissionOn and admissionOff are the admission cells' strata
 	// servers (admission.go), started by their first preparation.
 	admissionOn, admissionOff *target
-	admissionProcs            []*process
+	admissionProcs            []*proc.Process
 
-	// floor is the bare HTTP/2 server of the floor cells (floor.go),
+	// floor is the bare HTTP/2 server of the floor cells (bench/floor),
 	// started by the runner once it knows the stored bytes.
-	floor *floor
+	floor *floorServer
 
 	// controllers is the strata servers' --controllers (controllers.go).
 	controllers []string
-}
-
-// member is an embedded etcd member (fsync on) in this process.
-type member struct {
-	stop   context.CancelFunc
-	done   <-chan struct{}
-	client *clientv3.Client
-	// endpoints are its client URLs (a unix socket).
-	endpoints []string
-}
-
-// startMember starts an etcd member in dir. It outlives ctx's cancellation
-// until close stops it, after the servers that use it.
-func startMember(ctx context.Context, dir string) (*member, error) {
-	cfg, err := etcd.Options{DataDir: dir, LogLevel: "fatal"}.Complete()
-	if err != nil {
-		return nil, fmt.Errorf("bench: etcd options: %w", err)
-	}
-	srv := etcd.NewServer(cfg)
-	etcdCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	if err := srv.Run(etcdCtx); err != nil {
-		stop()
-		return nil, fmt.Errorf("bench: starting etcd in %s: %w", dir, err)
-	}
-	m := &member{stop: stop, done: srv.Done(), endpoints: srv.Endpoints()}
-	if m.client, err = srv.Client(); err != nil {
-		return nil, errors.Join(fmt.Errorf("bench: etcd client: %w", err), m.close())
-	}
-	return m, nil
-}
-
-func (m *member) close() error {
-	if m == nil {
-		return nil
-	}
-	var errs []error
-	if m.client != nil {
-		if err := m.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
-			errs = append(errs, fmt.Errorf("bench: closing an etcd client: %w", err))
-		}
-	}
-	m.stop()
-	errs = append(errs, waitFor(func() error { <-m.done; return nil }, "etcd"))
-	return errors.Join(errs...)
 }
 
 // startEnv starts strata's etcd (fsync on) in a temporary directory and
@@ -116,21 +73,19 @@ func startEnv(ctx context.Context, cfg Config) (*env, error) {
 }
 
 func (e *env) start(ctx context.Context, cfg Config) error {
-	var err error
-	if e.etcd, err = startMember(ctx, filepath.Join(e.tmp, "etcd")); err != nil {
+	tokens := e.tokens()
+	if err := servers.WriteTokens(tokens); err != nil {
 		return err
 	}
-	e.raw = e.etcd.client
-	m := etcd.Options{Servers: e.etcd.endpoints}
-	ecfg, err := m.Complete()
-	if err != nil {
-		return fmt.Errorf("bench: etcd options: %w", err)
+	if cfg.NoCells {
+		return nil // the footprint starts servers of its own
 	}
-	if e.rawWriter, err = ecfg.Client(); err != nil {
-		return fmt.Errorf("bench: etcd client: %w", err)
+	var err error
+	if e.etcd, err = servers.StartMember(ctx, filepath.Join(e.tmp, "etcd")); err != nil {
+		return err
 	}
-	tokens := e.tokens()
-	if err := writeTokens(tokens); err != nil {
+	e.raw = e.etcd.Client
+	if e.rawWriter, err = servers.Client(e.etcd.Endpoints); err != nil {
 		return err
 	}
 	if cfg.runs(sideStrata) {
@@ -150,17 +105,17 @@ func (e *env) start(ctx context.Context, cfg Config) error {
 // so that its CPU time can be read from /proc apart from etcd's and the
 // clients', or in this process when Config.InProcess is set.
 func (e *env) startStrata(ctx context.Context, cfg Config) error {
-	spec := e.strataSpec(filepath.Join(e.tmp, "strata"), e.etcd.endpoints)
+	spec := e.strataSpec(filepath.Join(e.tmp, "strata"), e.etcd.Endpoints)
 	if !cfg.InProcess {
-		p, rc, err := startStrataChild(ctx, spec, filepath.Join(e.tmp, "strata.log"))
+		p, rc, err := servers.StartStrataChild(ctx, spec, filepath.Join(e.tmp, "strata.log"))
 		if err != nil {
 			return err
 		}
 		e.strataProc = p
-		e.strata, err = newTarget(sideStrata, rc, p.cmd.Process.Pid)
+		e.strata, err = newTarget(sideStrata, rc, p.Pid())
 		return err
 	}
-	o := spec.options(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	o := spec.Options(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	running, err := server.Start(srvCtx, o)
 	if err != nil {
@@ -179,19 +134,19 @@ func (e *env) startStrata(ctx context.Context, cfg Config) error {
 // startKube starts kube-apiserver's own etcd member and kube-apiserver on
 // it, as strata's: RBAC, the same token file, loopback.
 func (e *env) startKube(ctx context.Context, cfg Config, tokens string) error {
-	bin, err := kubeAPIServer(ctx, cfg.KubeAPIServer, cfg.Progress)
+	bin, err := servers.KubeAPIServer(ctx, cfg.KubeAPIServer, cfg.Progress)
 	if err != nil {
 		return err
 	}
-	if e.kubeEtcd, err = startMember(ctx, filepath.Join(e.tmp, "kube-etcd")); err != nil {
+	if e.kubeEtcd, err = servers.StartMember(ctx, filepath.Join(e.tmp, "kube-etcd")); err != nil {
 		return err
 	}
-	k, err := startKubeAPIServer(ctx, bin, filepath.Join(e.tmp, "kube"), e.kubeEtcd.endpoints, tokens)
+	k, err := servers.StartKubeAPIServer(ctx, bin, filepath.Join(e.tmp, "kube"), e.kubeEtcd.Endpoints, tokens)
 	if err != nil {
 		return err
 	}
-	e.kubeProc = k.proc
-	e.kube, err = newTarget(sideKube, k.config, k.proc.cmd.Process.Pid)
+	e.kubeProc = k.Proc
+	e.kube, err = newTarget(sideKube, k.Config, k.Proc.Pid())
 	return err
 }
 
@@ -214,7 +169,7 @@ func (e *env) close() error {
 			errs = append(errs, fmt.Errorf("bench: closing an etcd client: %w", err))
 		}
 	}
-	errs = append(errs, e.kubeEtcd.close(), e.etcd.close())
+	errs = append(errs, e.kubeEtcd.Close(), e.etcd.Close())
 	if err := os.RemoveAll(e.tmp); err != nil {
 		errs = append(errs, fmt.Errorf("bench: removing %s: %w", e.tmp, err))
 	}
@@ -230,12 +185,12 @@ func (e *env) close() error {
 func (e *env) stopServers() error {
 	errs := []error{e.floor.close()}
 	for _, p := range e.admissionProcs {
-		errs = append(errs, p.stop())
+		errs = append(errs, p.Stop())
 	}
-	errs = append(errs, e.kubeProc.stop(), e.strataProc.stop())
+	errs = append(errs, e.kubeProc.Stop(), e.strataProc.Stop())
 	if e.stopServer != nil {
 		e.stopServer()
-		if err := waitFor(e.running.Wait, "strata server"); err != nil {
+		if err := proc.WaitFor(e.running.Wait, "strata server"); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -243,25 +198,10 @@ func (e *env) stopServers() error {
 	return errors.Join(errs...)
 }
 
-// waitFor waits for wait to return, at most stopTimeout.
-func waitFor(wait func() error, what string) error {
-	done := make(chan error, 1)
-	go func() { done <- wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("bench: stopping %s: %w", what, err)
-		}
-		return nil
-	case <-time.After(stopTimeout):
-		return fmt.Errorf("bench: %s did not stop within %s", what, stopTimeout)
-	}
-}
-
 // strataSpec is a strata server's child spec: on dir, with the run's
 // tokens and controllers, on etcdServers (none: its embedded etcd).
-func (e *env) strataSpec(dir string, etcdServers []string) childSpec {
-	return childSpec{Mode: childStrata, DataDir: dir, EtcdServers: etcdServers,
+func (e *env) strataSpec(dir string, etcdServers []string) servers.Spec {
+	return servers.Spec{Mode: servers.ModeStrata, DataDir: dir, EtcdServers: etcdServers,
 		TokenFile: e.tokens(), Controllers: e.controllers}
 }
 

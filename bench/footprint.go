@@ -13,54 +13,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/proc"
+	"github.com/stratadev/strata/bench/internal/servers"
+	"github.com/stratadev/strata/bench/report"
 	"github.com/stratadev/strata/storage/etcd"
 )
 
 // The footprint: start-up to ready (/readyz answering 200, from the
 // first process's start) on an empty data directory and again on the same
 // directory once it holds Config.FootprintObjects ConfigMaps, and resident
-// memory (VmRSS, once settled: rss.go) empty, after loading them and after
+// memory (VmRSS, once settled: proc.SettledRSS) empty, after loading them and after
 // the restart. Each server
 // runs afresh in child processes of its own, apart from the cells':
 //
 //   - strata with its embedded etcd, one strata-server process as
-//     `strata server` runs it (strataserver.go; etcd's memory included);
+//     `strata server` runs it (servers.StartStrataServer; etcd's memory included);
 //   - strata with its etcd member in a child process of its own, so that
 //     strata's memory is measured without etcd's: on an empty data
 //     directory (what strata holds before any object), then on that data;
 //   - kube-apiserver with its etcd member in a child process.
-
-// FootprintRow is one server's start-up and memory. A zero value was not
-// measured in that setting.
-type FootprintRow struct {
-	Server string `json:"server"`
-	// StartEmptySeconds and StartLoadedSeconds are start-up to ready on
-	// an empty and on the loaded data directory.
-	StartEmptySeconds  float64 `json:"start_empty_seconds,omitempty"`
-	StartLoadedSeconds float64 `json:"start_loaded_seconds,omitempty"`
-	// RSS of the server's process and, where it runs apart, its etcd's,
-	// once settled (rss.go): empty, after loading the objects, and after
-	// the restart on them.
-	RSSEmptyMB       float64 `json:"rss_empty_mb,omitempty"`
-	RSSLoadedMB      float64 `json:"rss_loaded_mb,omitempty"`
-	RSSRestartMB     float64 `json:"rss_restart_mb,omitempty"`
-	EtcdRSSEmptyMB   float64 `json:"etcd_rss_empty_mb,omitempty"`
-	EtcdRSSLoadedMB  float64 `json:"etcd_rss_loaded_mb,omitempty"`
-	EtcdRSSRestartMB float64 `json:"etcd_rss_restart_mb,omitempty"`
-	LoadSeconds      float64 `json:"load_seconds,omitempty"`
-	// EtcdStartEmptySeconds and EtcdStartLoadedSeconds are its etcd
-	// member's own start-up to ready, where it runs apart (kube-apiserver's
-	// row): the least start-up of any server that stores in etcd.
-	EtcdStartEmptySeconds  float64 `json:"etcd_start_empty_seconds,omitempty"`
-	EtcdStartLoadedSeconds float64 `json:"etcd_start_loaded_seconds,omitempty"`
-	// EtcdReadAllSeconds is one read of every key of the loaded member:
-	// what a server that holds its objects before it is ready (as
-	// kube-apiserver's watch caches and strata's do) must read at least.
-	EtcdReadAllSeconds float64 `json:"etcd_read_all_seconds,omitempty"`
-	// StartRuns are the start-ups measured, in seconds, by setting
-	// (startups.go); each start-up above is its setting's median.
-	StartRuns map[string][]float64 `json:"start_runs,omitempty"`
-}
 
 // Footprint server names.
 const (
@@ -73,7 +45,7 @@ const (
 func (r *runner) footprint(ctx context.Context) error {
 	dir := filepath.Join(r.env.tmp, "fp")
 	if r.cfg.runs(sideStrata) {
-		bin, err := strataServerBinary(ctx, r.cfg.StrataServer, r.cfg.Progress)
+		bin, err := servers.StrataServerBinary(ctx, r.cfg.StrataServer, r.cfg.Progress)
 		if err != nil {
 			return err
 		}
@@ -100,23 +72,23 @@ func (r *runner) footprint(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) recordFootprint(row FootprintRow) {
+func (r *runner) recordFootprint(row report.FootprintRow) {
 	r.rep.Footprint = append(r.rep.Footprint, row)
 	fmt.Fprintf(r.cfg.Progress, "footprint %s: %+v\n", row.Server, row)
 }
 
 // footprintStrata starts strata with its embedded etcd on an empty data
 // directory, loads it, and restarts it.
-func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (FootprintRow, error) {
-	row := FootprintRow{Server: fpStrataEmbedded}
+func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (report.FootprintRow, error) {
+	row := report.FootprintRow{Server: fpStrataEmbedded}
 	spec := r.env.strataSpec(dir, nil)
 	for round := range 2 {
-		p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
+		p, rc, err := servers.StartStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, fmt.Sprintf("fp-strata-%d.log", round)))
 		if err != nil {
 			return row, err
 		}
 		err = r.footprintRound(ctx, &row, round, p, nil, rc)
-		if err = errors.Join(err, p.stop()); err != nil {
+		if err = errors.Join(err, p.Stop()); err != nil {
 			return row, err
 		}
 	}
@@ -126,69 +98,69 @@ func (r *runner) footprintStrata(ctx context.Context, bin, dir string) (Footprin
 // footprintStrataApart starts strata with its etcd member in a process of
 // its own on an empty data directory (its RSS there is what strata holds
 // before any object), then restarts it so on the loaded data directory.
-func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (FootprintRow, error) {
-	row := FootprintRow{Server: fpStrataApart}
+func (r *runner) footprintStrataApart(ctx context.Context, bin, dir string) (report.FootprintRow, error) {
+	row := report.FootprintRow{Server: fpStrataApart}
 	if err := r.strataApartEmpty(ctx, bin, dir+"-empty", &row); err != nil {
 		return row, err
 	}
-	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-etcd.log"))
+	ep, err := servers.StartEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-etcd.log"))
 	if err != nil {
 		return row, err
 	}
-	spec := r.env.strataSpec(dir, ep.endpoints)
-	p, rc, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
+	spec := r.env.strataSpec(dir, ep.Endpoints)
+	p, rc, err := servers.StartStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-apart.log"))
 	if err == nil {
-		p.started = ep.proc.started // start-up of both, as kube-apiserver's
-		err = errors.Join(r.footprintRound(ctx, &row, 1, p, ep.proc, rc), p.stop())
+		p.Started = ep.Proc.Started // start-up of both, as kube-apiserver's
+		err = errors.Join(r.footprintRound(ctx, &row, 1, p, ep.Proc, rc), p.Stop())
 	}
-	return row, errors.Join(err, ep.proc.stop())
+	return row, errors.Join(err, ep.Proc.Stop())
 }
 
 // strataApartEmpty records the settled RSS of strata and of its etcd
 // member apart, both on empty data directories under dir.
-func (r *runner) strataApartEmpty(ctx context.Context, bin, dir string, row *FootprintRow) error {
-	ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-empty-etcd.log"))
+func (r *runner) strataApartEmpty(ctx context.Context, bin, dir string, row *report.FootprintRow) error {
+	ep, err := servers.StartEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, "fp-strata-empty-etcd.log"))
 	if err != nil {
 		return err
 	}
-	spec := r.env.strataSpec(dir, ep.endpoints)
-	p, _, err := startStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-empty.log"))
+	spec := r.env.strataSpec(dir, ep.Endpoints)
+	p, _, err := servers.StartStrataServer(ctx, bin, spec, filepath.Join(r.env.tmp, "fp-strata-empty.log"))
 	if err == nil {
-		err = errors.Join(readRSS(ctx, p, ep.proc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB), p.stop())
+		err = errors.Join(readRSS(ctx, p, ep.Proc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB), p.Stop())
 	}
-	return errors.Join(err, ep.proc.stop())
+	return errors.Join(err, ep.Proc.Stop())
 }
 
 // footprintKube starts kube-apiserver and its etcd member on an empty
 // data directory, loads them, and restarts them.
-func (r *runner) footprintKube(ctx context.Context, dir string) (FootprintRow, error) {
-	row := FootprintRow{Server: fpKube}
-	bin, err := kubeAPIServer(ctx, r.cfg.KubeAPIServer, r.cfg.Progress)
+func (r *runner) footprintKube(ctx context.Context, dir string) (report.FootprintRow, error) {
+	row := report.FootprintRow{Server: fpKube}
+	bin, err := servers.KubeAPIServer(ctx, r.cfg.KubeAPIServer, r.cfg.Progress)
 	if err != nil {
 		return row, err
 	}
 	for round := range 2 {
-		ep, err := startEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, fmt.Sprintf("fp-kube-etcd-%d.log", round)))
+		ep, err := servers.StartEtcdChild(ctx, filepath.Join(dir, "etcd"), filepath.Join(r.env.tmp, fmt.Sprintf("fp-kube-etcd-%d.log", round)))
 		if err != nil {
 			return row, err
 		}
-		etcdReady := time.Since(ep.proc.started).Seconds()
+		etcdReady := time.Since(ep.Proc.Started).Seconds()
 		if round == 0 {
-			row.addStart(runEtcdEmpty, etcdReady)
+			row.AddStart(report.StartEtcdEmpty, etcdReady)
 		} else {
-			row.addStart(runEtcdLoaded, etcdReady)
+			row.AddStart(report.StartEtcdLoaded, etcdReady)
 		}
-		k, err := startKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-%d", round)), ep.endpoints,
+		k, err := servers.StartKubeAPIServer(ctx, bin, filepath.Join(dir, fmt.Sprintf("kube-%d", round)), ep.Endpoints,
 			r.env.tokens())
 		if err == nil {
-			k.proc.started = ep.proc.started // kube-apiserver's start-up includes its etcd's
-			err = errors.Join(r.footprintRound(ctx, &row, round, k.proc, ep.proc, k.config), k.proc.stop())
+			k.Proc.Started = ep.Proc.Started // kube-apiserver's start-up includes its etcd's
+			err = errors.Join(r.footprintRound(ctx, &row, round, k.Proc, ep.Proc, k.Config), k.Proc.Stop())
 		}
 		if err == nil && round == 1 {
 			// After kube-apiserver's start, so that it does not warm it.
-			row.EtcdReadAllSeconds, err = readAllKeys(ctx, ep.endpoints)
+			row.EtcdReadAllSeconds, err = readAllKeys(ctx, ep.Endpoints)
 		}
-		if err = errors.Join(err, ep.proc.stop()); err != nil {
+		if err = errors.Join(err, ep.Proc.Stop()); err != nil {
 			return row, err
 		}
 	}
@@ -222,16 +194,16 @@ func readAllKeys(ctx context.Context, endpoints []string) (float64, error) {
 // footprintRound records a started server's start-up and, in round 0,
 // its memory empty before loading it; then its memory (and its etcd's,
 // when apart), each once settled.
-func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round int, p, etcdProc *process, rc *rest.Config) error {
-	ready := time.Since(p.started).Seconds()
+func (r *runner) footprintRound(ctx context.Context, row *report.FootprintRow, round int, p, etcdProc *proc.Process, rc *rest.Config) error {
+	ready := time.Since(p.Started).Seconds()
 	rss, etcdRSS := &row.RSSRestartMB, &row.EtcdRSSRestartMB
 	if round == 0 {
-		row.addStart(runEmpty, ready)
+		row.AddStart(report.StartEmpty, ready)
 		rss, etcdRSS = &row.RSSLoadedMB, &row.EtcdRSSLoadedMB
 		if err := readRSS(ctx, p, etcdProc, &row.RSSEmptyMB, &row.EtcdRSSEmptyMB); err != nil {
 			return err
 		}
-		t, err := newTarget(row.Server, rc, p.cmd.Process.Pid)
+		t, err := newTarget(row.Server, rc, p.Pid())
 		if err != nil {
 			return err
 		}
@@ -241,14 +213,14 @@ func (r *runner) footprintRound(ctx context.Context, row *FootprintRow, round in
 		}
 		row.LoadSeconds = time.Since(start).Seconds()
 	} else {
-		row.addStart(runLoaded, ready)
+		row.AddStart(report.StartLoaded, ready)
 	}
 	return readRSS(ctx, p, etcdProc, rss, etcdRSS)
 }
 
 // readRSS stores the settled RSS of p and of etcdProc (if not nil).
-func readRSS(ctx context.Context, p, etcdProc *process, rss, etcdRSS *float64) error {
-	mb, err := settledRSS(ctx, p, etcdProc)
+func readRSS(ctx context.Context, p, etcdProc *proc.Process, rss, etcdRSS *float64) error {
+	mb, err := proc.SettledRSS(ctx, p, etcdProc)
 	if err != nil {
 		return err
 	}
@@ -259,135 +231,26 @@ func readRSS(ctx context.Context, p, etcdProc *process, rss, etcdRSS *float64) e
 // loadFootprint creates Config.FootprintObjects ConfigMaps of
 // Config.FootprintBytes in a namespace of their own.
 func (r *runner) loadFootprint(ctx context.Context, t *target) error {
+	return loadConfigMaps(ctx, t, r.cfg.FootprintObjects, r.cfg.FootprintBytes)
+}
+
+// loadConfigMaps creates n ConfigMaps of size bytes each in namespace
+// "footprint" of t, 64 at a time: the loaded setting of a start-up.
+func loadConfigMaps(ctx context.Context, t *target, n, size int) error {
 	const ns = "footprint"
 	if _, err := t.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("bench: creating namespace %s on %s: %w", ns, t.side, err)
 	}
-	data := strings.Repeat("x", r.cfg.FootprintBytes)
+	data := strings.Repeat("x", size)
 	cms := t.cs.CoreV1().ConfigMaps(ns)
-	err := parallel(ctx, r.cfg.FootprintObjects, 64, func(ctx context.Context, i int) error {
+	err := cell.Parallel(ctx, n, 64, func(ctx context.Context, i int) error {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fp-%05d", i)}, Data: map[string]string{"data": data}}
 		_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("bench: loading %d ConfigMaps into %s: %w", r.cfg.FootprintObjects, t.side, err)
+		return fmt.Errorf("bench: loading %d ConfigMaps into %s: %w", n, t.side, err)
 	}
 	return nil
-}
-
-// etcdChild is an etcd member in a child process.
-type etcdChild struct {
-	proc      *process
-	endpoints []string
-}
-
-func startEtcdChild(ctx context.Context, dir, logPath string) (*etcdChild, error) {
-	p, ready, err := startChild(ctx, childSpec{Mode: childEtcd, DataDir: dir}, logPath)
-	if err != nil {
-		return nil, err
-	}
-	return &etcdChild{proc: p, endpoints: strings.Split(ready, ",")}, nil
-}
-
-// Issue 18's footprint targets, strata ÷ kube-apiserver.
-const (
-	startupTarget = 0.25
-	rssTarget     = 0.5
-)
-
-// footprintRatios compares strata's footprint with kube-apiserver's.
-func (r *Report) footprintRatios() []Ratio {
-	var s, sa, k *FootprintRow
-	for i := range r.Footprint {
-		switch f := &r.Footprint[i]; f.Server {
-		case fpStrataEmbedded:
-			s = f
-		case fpStrataApart:
-			sa = f
-		case fpKube:
-			k = f
-		}
-	}
-	if k == nil || s == nil {
-		return nil
-	}
-	ratio := func(name, metric string, strata, kube, target float64) Ratio {
-		met := strata/kube <= target
-		return Ratio{Name: name, Metric: metric, Strata: strata, Etcd: kube, Value: strata / kube,
-			Target: fmt.Sprintf("≤ %.2f", target), Met: &met}
-	}
-	qs := []Ratio{
-		ratio("start-up, empty (strata embedded ÷ kube+etcd)", "s", s.StartEmptySeconds, k.StartEmptySeconds, startupTarget),
-		ratio("start-up, loaded (strata embedded ÷ kube+etcd)", "s", s.StartLoadedSeconds, k.StartLoadedSeconds, startupTarget),
-		ratio("RSS after load, etcd included", "MB", s.RSSLoadedMB, k.RSSLoadedMB+k.EtcdRSSLoadedMB, rssTarget),
-		ratio("RSS after restart, etcd included", "MB", s.RSSRestartMB, k.RSSRestartMB+k.EtcdRSSRestartMB, rssTarget),
-	}
-	if sa != nil {
-		qs = append(qs, ratio("RSS after restart, etcd excluded", "MB", sa.RSSRestartMB, k.RSSRestartMB, rssTarget))
-	}
-	if sa != nil && sa.RSSEmptyMB > 0 {
-		// What strata holds before any object: the share of the ratio
-		// above that no saving per object can remove.
-		qs = append(qs, Ratio{Name: "RSS floor of strata, etcd excluded (strata with no objects ÷ kube-apiserver after restart)",
-			Metric: "MB", Strata: sa.RSSEmptyMB, Etcd: k.RSSRestartMB, Value: sa.RSSEmptyMB / k.RSSRestartMB})
-	}
-	if s.RSSEmptyMB > 0 && k.EtcdRSSEmptyMB > 0 {
-		// With etcd included: strata with no objects, plus what an etcd
-		// member (the same code and settings as strata's embedded one)
-		// grows by to hold the objects after a restart — its mapped
-		// database and its index, which no server on etcd sheds.
-		etcd := k.EtcdRSSRestartMB - k.EtcdRSSEmptyMB
-		qs = append(qs, Ratio{Name: "RSS floor of strata, etcd included (strata with no objects + its etcd member's growth on them ÷ kube+etcd after restart)",
-			Metric: "MB", Strata: s.RSSEmptyMB + etcd, Etcd: k.RSSRestartMB + k.EtcdRSSRestartMB,
-			Value: (s.RSSEmptyMB + etcd) / (k.RSSRestartMB + k.EtcdRSSRestartMB)})
-	}
-	// The floor: no server on etcd is ready before its etcd member is.
-	floor := func(name string, etcd, kube float64) Ratio {
-		return Ratio{Name: name, Metric: "s", Strata: etcd, Etcd: kube, Value: etcd / kube}
-	}
-	// Loaded, a server that holds its objects when ready (as both do)
-	// has also read them from etcd at least once.
-	if k.EtcdStartEmptySeconds > 0 && k.EtcdStartLoadedSeconds > 0 {
-		qs = append(qs, floor("start-up floor, empty (etcd alone ÷ kube+etcd)", k.EtcdStartEmptySeconds, k.StartEmptySeconds),
-			floor("start-up floor, loaded (etcd alone, then one read of every key, ÷ kube+etcd)",
-				k.EtcdStartLoadedSeconds+k.EtcdReadAllSeconds, k.StartLoadedSeconds))
-	}
-	return qs
-}
-
-// writeFootprint writes the footprint table, if measured.
-func (r *Report) writeFootprint(b *strings.Builder) {
-	if len(r.Footprint) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\nfootprint: start-up to /readyz 200 (from the first process's start), empty and with the %d ConfigMaps "+
-		"of %d bytes loaded, each the median of the starts listed below the table; VmRSS once settled (no growth over 1%% "+
-		"in 3 s, sampled every 250 ms): empty, after loading them and after the restart on them\n\n",
-		r.FootprintObjects, r.FootprintBytes)
-	b.WriteString("| server | start-up empty s | start-up loaded s | load s | RSS empty MB | RSS loaded MB | RSS restart MB | " +
-		"its etcd RSS empty MB | its etcd RSS loaded MB | its etcd RSS restart MB |\n" +
-		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, f := range r.Footprint {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Server, fmtOpt(f.StartEmptySeconds, 2),
-			fmtOpt(f.StartLoadedSeconds, 2), fmtOpt(f.LoadSeconds, 1), fmtOpt(f.RSSEmptyMB, 0), fmtOpt(f.RSSLoadedMB, 0),
-			fmtOpt(f.RSSRestartMB, 0), fmtOpt(f.EtcdRSSEmptyMB, 0), fmtOpt(f.EtcdRSSLoadedMB, 0), fmtOpt(f.EtcdRSSRestartMB, 0))
-	}
-	for _, f := range r.Footprint {
-		if f.EtcdStartEmptySeconds > 0 {
-			fmt.Fprintf(b, "\n%s: its etcd member alone was ready in %s s empty and %s s loaded, and read every key "+
-				"of the loaded member in %s s (the start-up floor rows)\n",
-				f.Server, fmtOpt(f.EtcdStartEmptySeconds, 2), fmtOpt(f.EtcdStartLoadedSeconds, 2), fmtOpt(f.EtcdReadAllSeconds, 2))
-		}
-	}
-	r.writeStartRuns(b)
-}
-
-// fmtOpt prints v with prec decimals, or "–" for 0 (not measured).
-func fmtOpt(v float64, prec int) string {
-	if v == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.*f", prec, v)
 }

@@ -3,12 +3,15 @@ package bench
 import (
 	"fmt"
 	"testing"
+
+	"github.com/stratadev/strata/bench/report"
 )
 
-// TestFootprintRatios computes the footprint ratios of run 21's figures
-// (bench/README.md) and checks each against the arithmetic written out.
+// TestFootprintRatios computes the footprint ratios of one run's figures
+// (run 21, bench/results/2026-11-27-consistent-read-floor.md) and checks
+// each against the arithmetic written out.
 func TestFootprintRatios(t *testing.T) {
-	rep := &Report{Footprint: []FootprintRow{
+	rep := &report.Report{Footprint: []report.FootprintRow{
 		{Server: fpStrataEmbedded, StartEmptySeconds: 0.86, StartLoadedSeconds: 1.61, RSSEmptyMB: 231, RSSLoadedMB: 438, RSSRestartMB: 417},
 		{Server: fpStrataApart, StartLoadedSeconds: 2.15, RSSEmptyMB: 230, RSSRestartMB: 346, EtcdRSSEmptyMB: 90, EtcdRSSRestartMB: 154},
 		{Server: fpKube, StartEmptySeconds: 3.56, StartLoadedSeconds: 3.80, RSSEmptyMB: 268, RSSLoadedMB: 478, RSSRestartMB: 338,
@@ -30,7 +33,7 @@ func TestFootprintRatios(t *testing.T) {
 		{"start-up floor, empty (etcd alone ÷ kube+etcd)", "", 0.21 / 3.56},
 		{"start-up floor, loaded (etcd alone, then one read of every key, ÷ kube+etcd)", "", (0.66 + 0.50) / 3.80},
 	}
-	got := rep.footprintRatios()
+	got := footprintRatios(rep)
 	if len(got) != len(want) {
 		t.Fatalf("%d ratios, want %d: %+v", len(got), len(want), got)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stratadev/strata/bench/report"
 )
 
 // kubeTestEnv opts in to TestRunTinyKube ("1": build kube-apiserver;
@@ -45,7 +47,7 @@ func TestRunTinyKube(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatalf("the report's JSON does not parse: %v", err)
 	}
@@ -65,10 +67,10 @@ func TestRunTinyKube(t *testing.T) {
 }
 
 // checkKubeRatios checks that every operation has its throughput and CPU
-// ratio at each concurrency, with issue 18's targets at 16 clients only.
-func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
+// ratio at each concurrency, with their targets at 16 clients only.
+func checkKubeRatios(t *testing.T, rep *report.Report, cfg Config) {
 	t.Helper()
-	got := map[string]Ratio{}
+	got := map[string]report.Ratio{}
 	for _, q := range rep.KubeRatios {
 		got[key(q.Metric, q.Name, q.Concurrency)] = q
 	}
@@ -108,23 +110,23 @@ func checkKubeRatios(t *testing.T, rep *Report, cfg Config) {
 // checkStartRuns checks that each of f's start-ups is the median of the
 // starts the test asked for (FootprintStarts 2; strata apart starts once,
 // loaded), and only kube-apiserver's etcd's are timed apart.
-func checkStartRuns(t *testing.T, f FootprintRow) {
+func checkStartRuns(t *testing.T, f report.FootprintRow) {
 	t.Helper()
-	want := map[string]int{runEmpty: 2, runLoaded: 2}
+	want := map[string]int{report.StartEmpty: 2, report.StartLoaded: 2}
 	switch f.Server {
 	case fpStrataApart:
-		want = map[string]int{runLoaded: 1}
+		want = map[string]int{report.StartLoaded: 1}
 	case fpKube:
-		want[runEtcdEmpty], want[runEtcdLoaded] = 2, 2
+		want[report.StartEtcdEmpty], want[report.StartEtcdLoaded] = 2, 2
 	}
-	figures := map[string]float64{runEmpty: f.StartEmptySeconds, runLoaded: f.StartLoadedSeconds,
-		runEtcdEmpty: f.EtcdStartEmptySeconds, runEtcdLoaded: f.EtcdStartLoadedSeconds}
+	figures := map[string]float64{report.StartEmpty: f.StartEmptySeconds, report.StartLoaded: f.StartLoadedSeconds,
+		report.StartEtcdEmpty: f.EtcdStartEmptySeconds, report.StartEtcdLoaded: f.EtcdStartLoadedSeconds}
 	for setting, runs := range f.StartRuns {
 		if len(runs) != want[setting] {
 			t.Errorf("%s: %d %s start-ups %v, want %d", f.Server, len(runs), setting, runs, want[setting])
 			continue
 		}
-		if m := median(runs); figures[setting] != m || m <= 0 {
+		if m := report.Median(runs); figures[setting] != m || m <= 0 {
 			t.Errorf("%s: %s start-up %v, want the median of %v (%v)", f.Server, setting, figures[setting], runs, m)
 		}
 	}
@@ -134,7 +136,7 @@ func checkStartRuns(t *testing.T, f FootprintRow) {
 }
 
 // checkFootprint checks the three footprint rows and their ratios.
-func checkFootprint(t *testing.T, rep *Report) {
+func checkFootprint(t *testing.T, rep *report.Report) {
 	t.Helper()
 	var servers []string
 	for _, f := range rep.Footprint {

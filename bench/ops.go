@@ -16,40 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
-)
 
-// Where the objects live.
-const (
-	namespace = "bench"
-	// storedPrefix is where strata keeps the namespace's ConfigMaps
-	// (kube-apiserver's layout, /registry/{resource}/{namespace}/).
-	storedPrefix = "/registry/configmaps/" + namespace + "/"
-	// rawPrefix is where the raw etcd operations write, outside
-	// strata's prefixes (so no watch cache sees them).
-	rawPrefix = "/bench-raw/"
-)
-
-// Operation names, as the report shows them.
-const (
-	opGet      = "get"
-	opGetRV0   = "get-rv0"
-	opGetSer   = "get-serializable"
-	opUpdate   = "update"
-	opList     = "list"
-	opListRV0  = "list-rv0"
-	opCreate   = "create"
-	opPatch    = "patch"
-	opApply    = "apply"
-	opApply2   = "apply-2"
-	opWatch    = "watch"
-	opRange    = "range"
-	opRangeSer = "range-serializable"
-	opPut      = "put"
-	opReadCAS  = "read+cas"
-	sideStrata = "strata"
-	sideEtcd   = "etcd"
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // rootCAConfigMap is the ConfigMap kube-controller-manager's root CA
@@ -59,75 +29,11 @@ const rootCAConfigMap = "kube-root-ca.crt"
 // listTimeout bounds the wait for the watch cache to hold every object.
 const listTimeout = 10 * time.Second
 
-// pairs are the compared operations, in the order they run: each
-// target's operations (pairsFor) merged, the first target's in the pair's
-// strata slot, the others' appended to more. Creates and patches come
-// after the lists and the protobuf cells (which list too), so that the
-// listed namespace holds exactly Config.Objects ConfigMaps while it is
-// listed.
-func (r *runner) pairs() []pair {
-	var out []pair
-	for i, t := range r.env.targets() {
-		ps := r.pairsFor(t)
-		if i == 0 {
-			out = ps
-			continue
-		}
-		for j := range out {
-			out[j].more = append(out[j].more, ps[j].serverOps(t.side)...)
-		}
-	}
-	if r.env.strata != nil {
-		// strata against itself with admission off: strata only.
-		out = append(out, r.admissionPairs()...)
-	}
-	return out
-}
-
-// pairsFor are the pairs with t's operations in the strata slot.
-func (r *runner) pairsFor(t *target) []pair {
-	s := func(name string, run func(context.Context, call) error) op {
-		return op{side: t.side, name: name, pid: t.pid, run: run}
-	}
-	lists := []pair{
-		{strata: s(opGet, r.get(t, "")), etcd: op{side: sideEtcd, name: opGet, run: r.rawGet(false)},
-			floors: []op{r.floorOp(opGetFloor, r.get(r.floorT, "")), r.floorOp(opGetReadFloor, r.getIn(r.floorT, readFloorNamespace, ""))}},
-		{strata: s(opGetRV0, r.get(t, "0")), etcd: op{side: sideEtcd, name: opGetSer, run: r.rawGet(true)}},
-		{strata: s(opList, r.list(t, "")), etcd: op{side: sideEtcd, name: opRange, run: r.rawRange(false)},
-			floors: []op{r.floorOp(opListFloor, r.list(r.floorT, "")), r.floorOp(opListReadFloor, r.listIn(r.floorT, readFloorNamespace, ""))}},
-		{strata: s(opListRV0, r.list(t, "0")), etcd: op{side: sideEtcd, name: opRangeSer, run: r.rawRange(true)}},
-	}
-	patch, update, apply, apply2 := s(opPatch, r.patch(t)), s(opUpdate, r.update(t)), s(opApply, r.applyAs(t, 1)), s(opApply2, r.applyAs(t, 2))
-	patch.prepare, update.prepare, apply.prepare = r.preparePatch(t), r.prepareUpdate(t), r.prepareApply(t)
-	patchFloor, updateFloor := r.floorOp(opPatchFloor, r.patch(r.floorT)), r.floorOp(opUpdateFloor, r.update(r.floorT))
-	applyFloor := r.floorOp(opApplyFloor, r.applyAs(r.floorT, 1))
-	patchFloor.prepare, updateFloor.prepare, applyFloor.prepare = r.prepareWriteFloor, r.prepareWriteFloor, r.prepareApplyFloor
-	writes := []pair{
-		{strata: s(opCreate, r.create(t)), etcd: op{side: sideEtcd, name: opPut, run: r.rawPut},
-			floors: []op{r.floorOp(opCreateFloor, r.create(r.floorT)), r.floorOp(opCreateFMFloor,
-				r.createIn(func() kubernetes.Interface { return r.floorT.cs }, createFMNamespace, "fm"))}},
-		{strata: patch, etcd: op{side: sideEtcd, name: opReadCAS, prepare: r.prepareCAS, run: r.rawCAS},
-			more: []op{update, apply, apply2}, floors: []op{patchFloor, updateFloor, applyFloor}},
-	}
-	return slices.Concat(lists, r.protobufPairs(t), r.rbacPairs(t), writes)
-}
-
-// serverOps are the pair's operations of side.
-func (p pair) serverOps(side string) []op {
-	var ops []op
-	for _, o := range append([]op{p.strata, p.etcd}, p.more...) {
-		if o.side == side {
-			ops = append(ops, o)
-		}
-	}
-	return ops
-}
-
 func listName(i int) string         { return fmt.Sprintf("list-%05d", i) }
 func patchName(worker int) string   { return fmt.Sprintf("patch-%03d", worker) }
 func updateName(worker int) string  { return fmt.Sprintf("update-%03d", worker) }
-func rawListKey(name string) string { return rawPrefix + "list/" + name }
-func rawCASKey(worker int) string   { return fmt.Sprintf("%scas/%03d", rawPrefix, worker) }
+func rawListKey(name string) string { return layout.RawPrefix + "list/" + name }
+func rawCASKey(worker int) string   { return fmt.Sprintf("%scas/%03d", layout.RawPrefix, worker) }
 
 // configMap is the object every ConfigMap of the run is: a label, a
 // counter that patches change and a payload of Config.DataBytes.
@@ -166,11 +72,11 @@ func (r *runner) setup(ctx context.Context) error {
 
 // fill creates the namespace and the listed ConfigMaps on t.
 func (r *runner) fill(ctx context.Context, t *target) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: layout.Namespace}}
 	if _, err := t.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("bench: creating namespace %s on %s: %w", namespace, t.side, err)
+		return fmt.Errorf("bench: creating namespace %s on %s: %w", layout.Namespace, t.side, err)
 	}
-	err := parallel(ctx, r.cfg.Objects, 16, func(ctx context.Context, i int) error {
+	err := cell.Parallel(ctx, r.cfg.Objects, 16, func(ctx context.Context, i int) error {
 		_, err := t.configMaps().Create(ctx, r.configMap(listName(i)), metav1.CreateOptions{})
 		return err
 	})
@@ -192,7 +98,7 @@ func (r *runner) checkList(ctx context.Context, t *target, rv string) error {
 	for {
 		l, err := t.configMaps().List(ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil {
-			return fmt.Errorf("bench: listing %s on %s (resourceVersion %q): %w", namespace, t.side, rv, err)
+			return fmt.Errorf("bench: listing %s on %s (resourceVersion %q): %w", layout.Namespace, t.side, rv, err)
 		}
 		listed, rootCA := 0, false
 		for _, item := range l.Items {
@@ -211,7 +117,7 @@ func (r *runner) checkList(ctx context.Context, t *target, rv string) error {
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("bench: a list of %s on %s (resourceVersion %q) has %d items after %s, want %d",
-				namespace, t.side, rv, listed, listTimeout, r.cfg.Objects)
+				layout.Namespace, t.side, rv, listed, listTimeout, r.cfg.Objects)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -222,9 +128,9 @@ func (r *runner) checkList(ctx context.Context, t *target, rv string) error {
 // stores protobuf, which the raw watch cannot patch), the bytes are the
 // ConfigMap as strata would store it, encoded here.
 func (r *runner) copyStored(ctx context.Context) error {
-	resp, err := r.env.raw.Get(ctx, storedPrefix, clientv3.WithPrefix())
+	resp, err := r.env.raw.Get(ctx, layout.StoredPrefix, clientv3.WithPrefix())
 	if err != nil {
-		return fmt.Errorf("bench: reading %s from etcd: %w", storedPrefix, err)
+		return fmt.Errorf("bench: reading %s from etcd: %w", layout.StoredPrefix, err)
 	}
 	kvs := resp.Kvs
 	if r.env.strata == nil {
@@ -237,7 +143,7 @@ func (r *runner) copyStored(ctx context.Context) error {
 	// copied too, and the operations' value is a listed ConfigMap's.
 	listed := 0
 	for _, kv := range kvs {
-		if strings.HasPrefix(string(kv.Key), storedPrefix+listName(0)[:5]) {
+		if strings.HasPrefix(string(kv.Key), layout.StoredPrefix+listName(0)[:5]) {
 			if listed == 0 {
 				r.value = string(kv.Value)
 			}
@@ -246,17 +152,17 @@ func (r *runner) copyStored(ctx context.Context) error {
 	}
 	if listed != r.cfg.Objects {
 		return fmt.Errorf("bench: etcd holds %d listed keys under %s, want %d (has strata's key layout changed?)",
-			listed, storedPrefix, r.cfg.Objects)
+			listed, layout.StoredPrefix, r.cfg.Objects)
 	}
 	r.rep.StoredBytes = len(r.value)
 	r.rawItems = len(kvs)
-	err = parallel(ctx, len(kvs), 16, func(ctx context.Context, i int) error {
+	err = cell.Parallel(ctx, len(kvs), 16, func(ctx context.Context, i int) error {
 		kv := kvs[i]
-		_, err := r.env.raw.Put(ctx, rawListKey(strings.TrimPrefix(string(kv.Key), storedPrefix)), string(kv.Value))
+		_, err := r.env.raw.Put(ctx, rawListKey(strings.TrimPrefix(string(kv.Key), layout.StoredPrefix)), string(kv.Value))
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("bench: copying the stored values to %s: %w", rawPrefix, err)
+		return fmt.Errorf("bench: copying the stored values to %s: %w", layout.RawPrefix, err)
 	}
 	return nil
 }
@@ -267,42 +173,42 @@ func (r *runner) encodedConfigMaps() ([]*mvccpb.KeyValue, error) {
 	for i := range kvs {
 		cm := r.configMap(listName(i))
 		cm.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
-		cm.Namespace, cm.UID = namespace, types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
+		cm.Namespace, cm.UID = layout.Namespace, types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
 		cm.CreationTimestamp = metav1.Now()
 		b, err := json.Marshal(cm)
 		if err != nil {
 			return nil, fmt.Errorf("bench: encoding a ConfigMap: %w", err)
 		}
-		kvs[i] = &mvccpb.KeyValue{Key: []byte(storedPrefix + cm.Name), Value: b}
+		kvs[i] = &mvccpb.KeyValue{Key: []byte(layout.StoredPrefix + cm.Name), Value: b}
 	}
 	return kvs, nil
 }
 
 // get reads a listed ConfigMap with resourceVersion rv.
-func (r *runner) get(t *target, rv string) func(context.Context, call) error {
-	return r.getIn(t, namespace, rv)
+func (r *runner) get(t *target, rv string) func(context.Context, cell.Call) error {
+	return r.getIn(t, layout.Namespace, rv)
 }
 
 // getIn gets the listed namespace's names from namespace ns of t (where
-// the floor answers them after a revision read, readfloor.go).
-func (r *runner) getIn(t *target, ns, rv string) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := t.cs.CoreV1().ConfigMaps(ns).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{ResourceVersion: rv})
+// the floor answers them after a revision read, bench/floor).
+func (r *runner) getIn(t *target, ns, rv string) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		_, err := t.cs.CoreV1().ConfigMaps(ns).Get(ctx, listName(c.I%r.cfg.Objects), metav1.GetOptions{ResourceVersion: rv})
 		return err
 	}
 }
 
 // list lists the namespace with resourceVersion rv, decoding the
 // response only when Config.DecodeLists is set.
-func (r *runner) list(t *target, rv string) func(context.Context, call) error {
-	return r.listIn(t, namespace, rv)
+func (r *runner) list(t *target, rv string) func(context.Context, cell.Call) error {
+	return r.listIn(t, layout.Namespace, rv)
 }
 
 // listIn lists namespace ns of t (where the floor answers the listed
-// namespace's ConfigMaps after a revision read, readfloor.go).
-func (r *runner) listIn(t *target, ns, rv string) func(context.Context, call) error {
+// namespace's ConfigMaps after a revision read, bench/floor).
+func (r *runner) listIn(t *target, ns, rv string) func(context.Context, cell.Call) error {
 	if r.cfg.DecodeLists {
-		return func(ctx context.Context, _ call) error {
+		return func(ctx context.Context, _ cell.Call) error {
 			l, err := t.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{ResourceVersion: rv})
 			if err == nil && len(l.Items) != t.listItems {
 				err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
@@ -310,7 +216,7 @@ func (r *runner) listIn(t *target, ns, rv string) func(context.Context, call) er
 			return err
 		}
 	}
-	return func(ctx context.Context, _ call) error {
+	return func(ctx context.Context, _ cell.Call) error {
 		body, err := t.cs.CoreV1().RESTClient().Get().Namespace(ns).Resource("configmaps").
 			VersionedParams(&metav1.ListOptions{ResourceVersion: rv}, scheme.ParameterCodec).Do(ctx).Raw()
 		if err == nil && len(body) < r.cfg.Objects*r.cfg.DataBytes {
@@ -320,9 +226,9 @@ func (r *runner) listIn(t *target, ns, rv string) func(context.Context, call) er
 	}
 }
 
-func (r *runner) create(t *target) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := t.configMaps().Create(ctx, r.configMap(fmt.Sprintf("create-c%d-%d", c.conc, c.i)), metav1.CreateOptions{})
+func (r *runner) create(t *target) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		_, err := t.configMaps().Create(ctx, r.configMap(fmt.Sprintf("create-c%d-%d", c.Conc, c.I)), metav1.CreateOptions{})
 		return err
 	}
 }
@@ -330,7 +236,7 @@ func (r *runner) create(t *target) func(context.Context, call) error {
 // preparePatch creates one ConfigMap per client of the largest cell.
 func (r *runner) preparePatch(t *target) func(context.Context) error {
 	return func(ctx context.Context) error {
-		return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+		return cell.Parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
 			_, err := t.configMaps().Create(ctx, r.configMap(patchName(w)), metav1.CreateOptions{})
 			return err
 		})
@@ -339,10 +245,10 @@ func (r *runner) preparePatch(t *target) func(context.Context) error {
 
 // patch changes the counter of the client's own ConfigMap by a strategic
 // merge patch.
-func (r *runner) patch(t *target) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
+func (r *runner) patch(t *target) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
 		body := fmt.Appendf(nil, `{"data":{"counter":"%d"}}`, r.counter.Add(1))
-		_, err := t.configMaps().Patch(ctx, patchName(c.worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
+		_, err := t.configMaps().Patch(ctx, patchName(c.Worker), types.StrategicMergePatchType, body, metav1.PatchOptions{})
 		return err
 	}
 }
@@ -352,7 +258,7 @@ func (r *runner) patch(t *target) func(context.Context, call) error {
 func (r *runner) prepareUpdate(t *target) func(context.Context) error {
 	return func(ctx context.Context) error {
 		t.updated = make([]*corev1.ConfigMap, slices.Max(r.cfg.Concurrency))
-		return parallel(ctx, len(t.updated), 16, func(ctx context.Context, w int) error {
+		return cell.Parallel(ctx, len(t.updated), 16, func(ctx context.Context, w int) error {
 			cm, err := t.configMaps().Create(ctx, r.configMap(updateName(w)), metav1.CreateOptions{})
 			t.updated[w] = cm
 			return err
@@ -363,26 +269,26 @@ func (r *runner) prepareUpdate(t *target) func(context.Context) error {
 // update changes the counter of the client's own ConfigMap by a PUT of
 // the object it last wrote (so with its resourceVersion: a
 // compare-and-swap, as controllers update).
-func (r *runner) update(t *target) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		cm := t.updated[c.worker].DeepCopy()
+func (r *runner) update(t *target) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		cm := t.updated[c.Worker].DeepCopy()
 		cm.Data["counter"] = strconv.FormatInt(r.counter.Add(1), 10)
 		got, err := t.configMaps().Update(ctx, cm, metav1.UpdateOptions{})
 		if err == nil {
-			t.updated[c.worker] = got
+			t.updated[c.Worker] = got
 		}
 		return err
 	}
 }
 
 // rawGet reads a raw copy of a listed ConfigMap, linearizably or not.
-func (r *runner) rawGet(serializable bool) func(context.Context, call) error {
+func (r *runner) rawGet(serializable bool) func(context.Context, cell.Call) error {
 	var opts []clientv3.OpOption
 	if serializable {
 		opts = append(opts, clientv3.WithSerializable())
 	}
-	return func(ctx context.Context, c call) error {
-		resp, err := r.env.raw.Get(ctx, rawListKey(listName(c.i%r.cfg.Objects)), opts...)
+	return func(ctx context.Context, c cell.Call) error {
+		resp, err := r.env.raw.Get(ctx, rawListKey(listName(c.I%r.cfg.Objects)), opts...)
 		if err == nil && len(resp.Kvs) != 1 {
 			err = errors.New("key not found")
 		}
@@ -391,13 +297,13 @@ func (r *runner) rawGet(serializable bool) func(context.Context, call) error {
 }
 
 // rawRange reads every raw copy of the listed ConfigMaps in one range.
-func (r *runner) rawRange(serializable bool) func(context.Context, call) error {
+func (r *runner) rawRange(serializable bool) func(context.Context, cell.Call) error {
 	opts := []clientv3.OpOption{clientv3.WithPrefix()}
 	if serializable {
 		opts = append(opts, clientv3.WithSerializable())
 	}
-	return func(ctx context.Context, _ call) error {
-		resp, err := r.env.raw.Get(ctx, rawPrefix+"list/", opts...)
+	return func(ctx context.Context, _ cell.Call) error {
+		resp, err := r.env.raw.Get(ctx, layout.RawPrefix+"list/", opts...)
 		if err == nil && len(resp.Kvs) != r.rawItems {
 			err = fmt.Errorf("range has %d keys, want %d", len(resp.Kvs), r.rawItems)
 		}
@@ -406,24 +312,13 @@ func (r *runner) rawRange(serializable bool) func(context.Context, call) error {
 }
 
 // rawPut is a create: a put if the key has never been created.
-func (r *runner) rawPut(ctx context.Context, c call) error {
-	return putIfAbsent(ctx, r.env.raw, fmt.Sprintf("%screate/c%d-%d", rawPrefix, c.conc, c.i), r.value)
-}
-
-// putIfAbsent puts value at key if the key has never been created: the
-// etcd work of a create.
-func putIfAbsent(ctx context.Context, kv clientv3.KV, key, value string) error {
-	resp, err := kv.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value)).Commit()
-	if err == nil && !resp.Succeeded {
-		err = fmt.Errorf("%s exists", key)
-	}
-	return err
+func (r *runner) rawPut(ctx context.Context, c cell.Call) error {
+	return layout.PutIfAbsent(ctx, r.env.raw, fmt.Sprintf("%screate/c%d-%d", layout.RawPrefix, c.Conc, c.I), r.value)
 }
 
 // prepareCAS puts one key per client of the largest cell.
 func (r *runner) prepareCAS(ctx context.Context) error {
-	return parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
+	return cell.Parallel(ctx, slices.Max(r.cfg.Concurrency), 16, func(ctx context.Context, w int) error {
 		_, err := r.env.raw.Put(ctx, rawCASKey(w), r.value)
 		return err
 	})
@@ -431,8 +326,8 @@ func (r *runner) prepareCAS(ctx context.Context) error {
 
 // rawCAS reads the client's own key (linearizably) and writes it back if
 // it has not changed since: the etcd work of an update.
-func (r *runner) rawCAS(ctx context.Context, c call) error {
-	key := rawCASKey(c.worker)
+func (r *runner) rawCAS(ctx context.Context, c cell.Call) error {
+	key := rawCASKey(c.Worker)
 	get, err := r.env.raw.Get(ctx, key)
 	if err != nil {
 		return err

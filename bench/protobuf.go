@@ -8,6 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
 )
 
 // The protobuf cells: a typed client-go get and list (decoded into
@@ -18,27 +21,6 @@ import (
 // their config names no content type: the other cells' clientset does.)
 // They compare strata with itself, so the pair's second side is strata's
 // JSON cell and its ratio is protobuf ÷ JSON.
-
-// Operation names of the protobuf cells.
-const (
-	opGetProtobuf  = "get-protobuf"
-	opGetJSON      = "get-json"
-	opListProtobuf = "list-protobuf"
-	opListJSON     = "list-json"
-)
-
-// protobufPairs are t's protobuf cells, each beside its JSON cell.
-func (r *runner) protobufPairs(t *target) []pair {
-	s := func(name string, run func(context.Context, call) error) op {
-		return op{side: t.side, name: name, pid: t.pid, run: run}
-	}
-	return []pair{
-		{strata: s(opGetProtobuf, r.typedGet(t.protobuf)), etcd: s(opGetJSON, r.typedGet(t.json))},
-		{strata: s(opListProtobuf, r.typedList(t, protobufClient)), etcd: s(opListJSON, r.typedList(t, jsonClient)),
-			floors: []op{r.floorOp(opListProtobufFloor, r.typedList(r.floorT, protobufClient)),
-				r.floorOp(opListJSONFloor, r.typedList(r.floorT, jsonClient))}},
-	}
-}
 
 // clientsetFor is cfg's clientset with the given content type; a
 // protobuf one accepts JSON too (for kinds without protobuf).
@@ -55,9 +37,9 @@ func clientsetFor(cfg *rest.Config, contentType string) (kubernetes.Interface, e
 	return cs, nil
 }
 
-func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, listName(c.i%r.cfg.Objects), metav1.GetOptions{})
+func (r *runner) typedGet(cs kubernetes.Interface) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		_, err := cs.CoreV1().ConfigMaps(layout.Namespace).Get(ctx, listName(c.I%r.cfg.Objects), metav1.GetOptions{})
 		return err
 	}
 }
@@ -70,9 +52,9 @@ func jsonClient(t *target) kubernetes.Interface     { return t.json }
 // typedList lists the namespace from the watch cache (resourceVersion
 // "0", as informers start) through t's clientset cs and decodes every
 // item.
-func (r *runner) typedList(t *target, cs func(*target) kubernetes.Interface) func(context.Context, call) error {
-	return func(ctx context.Context, _ call) error {
-		l, err := cs(t).CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+func (r *runner) typedList(t *target, cs func(*target) kubernetes.Interface) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, _ cell.Call) error {
+		l, err := cs(t).CoreV1().ConfigMaps(layout.Namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err == nil && len(l.Items) != t.listItems {
 			err = fmt.Errorf("list has %d items, want %d", len(l.Items), t.listItems)
 		}

@@ -8,7 +8,15 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
+
+// rbacBindings is how many RoleBindings the RBAC cells' namespace holds,
+// the user's own included.
+const rbacBindings = 1000
 
 // The RBAC cells: a typed get and a create of ConfigMaps as a user who is
 // not in system:masters, under RBAC (bound to the edit ClusterRole by one
@@ -17,35 +25,6 @@ import (
 // allows first (system:masters). The ratio is user ÷ admin: what
 // authorization costs a request when the authorizer walks a namespace of
 // rbacBindings bindings (the report's "etcd" column is the admin cell).
-
-// Operation names of the RBAC cells.
-const (
-	opGetRBAC       = "get-rbac"
-	opGetMasters    = "get-masters"
-	opCreateRBAC    = "create-rbac"
-	opCreateMasters = "create-masters"
-)
-
-// benchUser is the token-file user of the RBAC cells, and rbacBindings the
-// RoleBindings in the namespace, its own included.
-const (
-	benchUser      = "bench-user"
-	benchUserToken = "bench-user-token-7f3a"
-	rbacBindings   = 1000
-)
-
-// rbacPairs are t's RBAC cells, each beside the admin's.
-func (r *runner) rbacPairs(t *target) []pair {
-	s := func(name string, run func(context.Context, call) error) op {
-		return op{side: t.side, name: name, pid: t.pid, run: run}
-	}
-	getRBAC, createRBAC := s(opGetRBAC, r.typedGet(t.user)), s(opCreateRBAC, r.createAs(t.user, "rbac"))
-	getRBAC.prepare, createRBAC.prepare = r.prepareRBAC(t), r.prepareRBAC(t)
-	return []pair{
-		{strata: getRBAC, etcd: s(opGetMasters, r.typedGet(t.cs))},
-		{strata: createRBAC, etcd: s(opCreateMasters, r.createAs(t.cs, "masters"))},
-	}
-}
 
 // prepareRBAC creates the RoleBindings on t (once) and waits until the
 // user's own, created last, lets it read: the authorizer's informers
@@ -66,13 +45,13 @@ func (r *runner) prepareRBAC(t *target) func(context.Context) error {
 		}
 		deadline := time.Now().Add(listTimeout)
 		for {
-			_, err := t.user.CoreV1().ConfigMaps(namespace).Get(ctx, listName(0), metav1.GetOptions{})
+			_, err := t.user.CoreV1().ConfigMaps(layout.Namespace).Get(ctx, listName(0), metav1.GetOptions{})
 			if err == nil {
 				t.rbacReady = true
 				return nil
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("bench: %s cannot read %s on %s %s after binding it: %w", benchUser, namespace, t.side, listTimeout, err)
+				return fmt.Errorf("bench: %s cannot read %s on %s %s after binding it: %w", servers.User, layout.Namespace, t.side, listTimeout, err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -112,8 +91,8 @@ func aggregateRole(ctx context.Context, t *target, name string) error {
 
 // createBindings creates the other users' RoleBindings, then the user's.
 func createBindings(ctx context.Context, t *target) error {
-	bindings := t.cs.RbacV1().RoleBindings(namespace)
-	err := parallel(ctx, rbacBindings-1, 16, func(ctx context.Context, i int) error {
+	bindings := t.cs.RbacV1().RoleBindings(layout.Namespace)
+	err := cell.Parallel(ctx, rbacBindings-1, 16, func(ctx context.Context, i int) error {
 		_, err := bindings.Create(ctx, roleBinding(fmt.Sprintf("other-%04d", i), fmt.Sprintf("other-user-%04d", i)),
 			metav1.CreateOptions{})
 		return err
@@ -121,8 +100,8 @@ func createBindings(ctx context.Context, t *target) error {
 	if err != nil {
 		return fmt.Errorf("bench: creating RoleBindings on %s: %w", t.side, err)
 	}
-	if _, err := bindings.Create(ctx, roleBinding(benchUser, benchUser), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("bench: binding %s on %s: %w", benchUser, t.side, err)
+	if _, err := bindings.Create(ctx, roleBinding(servers.User, servers.User), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bench: binding %s on %s: %w", servers.User, t.side, err)
 	}
 	return nil
 }
@@ -135,9 +114,9 @@ func roleBinding(name, userName string) *rbacv1.RoleBinding {
 }
 
 // createAs creates ConfigMaps through cs, named apart by who.
-func (r *runner) createAs(cs kubernetes.Interface, who string) func(context.Context, call) error {
-	return func(ctx context.Context, c call) error {
-		_, err := cs.CoreV1().ConfigMaps(namespace).Create(ctx, r.configMap(fmt.Sprintf("create-%s-c%d-%d", who, c.conc, c.i)),
+func (r *runner) createAs(cs kubernetes.Interface, who string) func(context.Context, cell.Call) error {
+	return func(ctx context.Context, c cell.Call) error {
+		_, err := cs.CoreV1().ConfigMaps(layout.Namespace).Create(ctx, r.configMap(fmt.Sprintf("create-%s-c%d-%d", who, c.Conc, c.I)),
 			metav1.CreateOptions{})
 		return err
 	}

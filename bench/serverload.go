@@ -12,6 +12,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/servers"
+	"github.com/stratadev/strata/bench/report"
 )
 
 // LoadConfig is what ServerLoad runs.
@@ -28,7 +32,7 @@ type LoadConfig struct {
 // with each operation's requests per second and the server process's CPU
 // per request (etcd's included: it runs in that process). The binaries
 // alternate, round after round, so that a paired comparison shares the
-// machine's drift (issue 18). The cells of Run start strata on an etcd
+// machine's drift. The cells of Run start strata on an etcd
 // apart instead, to compare its process with kube-apiserver's.
 func ServerLoad(ctx context.Context, c LoadConfig, out io.Writer) error {
 	tmp, err := os.MkdirTemp("", "strata-serverload-")
@@ -37,7 +41,7 @@ func ServerLoad(ctx context.Context, c LoadConfig, out io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	tokens := filepath.Join(tmp, "tokens.csv")
-	if err := writeTokens(tokens); err != nil {
+	if err := servers.WriteTokens(tokens); err != nil {
 		return err
 	}
 	for round := range c.Rounds {
@@ -57,13 +61,13 @@ func ServerLoad(ctx context.Context, c LoadConfig, out io.Writer) error {
 }
 
 // loadServer starts bin on dir and runs the two operations' cells.
-func loadServer(ctx context.Context, c LoadConfig, bin, dir, tokens string) (rows []Row, err error) {
-	p, rc, err := startStrataServer(ctx, bin, childSpec{Mode: childStrata, DataDir: dir, TokenFile: tokens}, dir+".log")
+func loadServer(ctx context.Context, c LoadConfig, bin, dir, tokens string) (rows []report.Row, err error) {
+	p, rc, err := servers.StartStrataServer(ctx, bin, servers.Spec{Mode: servers.ModeStrata, DataDir: dir, TokenFile: tokens}, dir+".log")
 	if err != nil {
 		return nil, err
 	}
-	defer func() { err = errors.Join(err, p.stop()) }()
-	t, err := newTarget(sideStrata, rc, p.cmd.Process.Pid)
+	defer func() { err = errors.Join(err, p.Stop()) }()
+	t, err := newTarget(sideStrata, rc, p.Pid())
 	if err != nil {
 		return nil, err
 	}
@@ -74,27 +78,27 @@ func loadServer(ctx context.Context, c LoadConfig, bin, dir, tokens string) (row
 	data := map[string]string{"payload": payload(512)}
 	ops := []struct {
 		name string
-		run  func(context.Context, call) error
+		run  func(context.Context, cell.Call) error
 	}{
-		{opGet, func(ctx context.Context, _ call) error {
+		{opGet, func(ctx context.Context, _ cell.Call) error {
 			_, err := cms.Get(ctx, "get", metav1.GetOptions{})
 			return err
 		}},
-		{opCreate, func(ctx context.Context, cl call) error {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("load-%d", cl.i)}, Data: data}
+		{opCreate, func(ctx context.Context, cl cell.Call) error {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("load-%d", cl.I)}, Data: data}
 			_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 			return err
 		}},
 	}
 	for _, o := range ops {
-		res, err := measured(t.pid, func() cellResult { return runCell(ctx, c.Clients, c.Duration, 0, math.MaxInt, o.run) })
+		res, err := cell.Measured(t.pid, func() cell.Result { return cell.Run(ctx, c.Clients, c.Duration, 0, math.MaxInt, o.run) })
 		if err != nil {
 			return nil, err
 		}
-		if res.firstErr != nil {
-			return nil, fmt.Errorf("%s: %d errors, the first: %w", o.name, res.errors, res.firstErr)
+		if res.FirstErr != nil {
+			return nil, fmt.Errorf("%s: %d errors, the first: %w", o.name, res.Errors, res.FirstErr)
 		}
-		rows = append(rows, res.row(sideStrata, o.name, c.Clients))
+		rows = append(rows, res.Row(sideStrata, o.name, c.Clients))
 	}
 	return rows, nil
 }

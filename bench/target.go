@@ -3,35 +3,16 @@ package bench
 import (
 	"fmt"
 	"net"
-	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
-
-// sideKube is kube-apiserver's side of the report.
-const sideKube = "kube"
-
-// Tokens of the token file both servers read (--token-auth-file): the RBAC
-// cells' user, and an admin in system:masters for kube-apiserver (strata's
-// clients use the admin token of strata's kubeconfig).
-const (
-	benchAdmin      = "bench-admin"
-	benchAdminToken = "bench-admin-token-41c9"
-)
-
-// writeTokens writes the token file.
-func writeTokens(path string) error {
-	lines := benchUserToken + "," + benchUser + ",uid-bench\n" +
-		benchAdminToken + "," + benchAdmin + ",uid-admin,\"system:masters\"\n"
-	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-		return fmt.Errorf("bench: token file: %w", err)
-	}
-	return nil
-}
 
 // target is an API server the cells drive, with the clients of its
 // cells. The same clients and cells run against every target.
@@ -78,7 +59,7 @@ func newTarget(side string, cfg *rest.Config, pid int) (*target, error) {
 		return nil, err
 	}
 	ucfg := rest.AnonymousClientConfig(cfg)
-	ucfg.BearerToken = benchUserToken
+	ucfg.BearerToken = servers.UserToken
 	if t.user, err = kubernetes.NewForConfig(ucfg); err != nil {
 		return nil, fmt.Errorf("bench: client-go clientset of %s: %w", side, err)
 	}
@@ -93,5 +74,5 @@ func newTarget(side string, cfg *rest.Config, pid int) (*target, error) {
 }
 
 func (t *target) configMaps() typedcorev1.ConfigMapInterface {
-	return t.cs.CoreV1().ConfigMaps(namespace)
+	return t.cs.CoreV1().ConfigMaps(layout.Namespace)
 }

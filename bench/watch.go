@@ -18,6 +18,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratadev/strata/bench/internal/cell"
+	"github.com/stratadev/strata/bench/internal/layout"
+	"github.com/stratadev/strata/bench/internal/proc"
+	"github.com/stratadev/strata/bench/report"
 )
 
 const (
@@ -27,8 +32,6 @@ const (
 	// eventTimeout bounds the wait for one write to reach every watcher;
 	// past it the cell stops and counts the missing deliveries as errors.
 	eventTimeout = 10 * time.Second
-	// watchTarget is the object (and raw key) the watch cells write.
-	watchTarget = "watch-target"
 )
 
 // fanout measures the delivery of numbered writes to n watchers. Each write
@@ -135,9 +138,9 @@ func (f *fanout) measureCPU() func() {
 	if f.pid == 0 {
 		return func() {}
 	}
-	before, err := procCPU(f.pid)
+	before, err := proc.CPU(f.pid)
 	return func() {
-		after, err2 := procCPU(f.pid)
+		after, err2 := proc.CPU(f.pid)
 		if err = errors.Join(err, err2); err != nil {
 			f.fail(1, err)
 			return
@@ -149,31 +152,31 @@ func (f *fanout) measureCPU() func() {
 
 // row summarises the deliveries as a cell's row; the watchers must have
 // stopped.
-func (f *fanout) row(side string, elapsed time.Duration) Row {
+func (f *fanout) row(side string, elapsed time.Duration) report.Row {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cell := cellResult{elapsed: elapsed, latencies: slices.Concat(f.lat...), errors: f.errors, firstErr: f.first, cpu: f.cpu}
-	r := cell.row(side, opWatch, f.n)
-	w50, _ := percentilesMs(f.writes)
-	r.Note = fmt.Sprintf("%d writes (p50 %s ms each), latency from before each write to each watcher", len(f.writes), fmtMs(w50))
+	res := cell.Result{Elapsed: elapsed, Latencies: slices.Concat(f.lat...), Errors: f.errors, FirstErr: f.first, CPU: f.cpu}
+	r := res.Row(side, opWatch, f.n)
+	w50, _ := cell.PercentilesMs(f.writes)
+	r.Note = fmt.Sprintf("%d writes (p50 %s ms each), latency from before each write to each watcher", len(f.writes), report.FmtMs(w50))
 	return r
 }
 
 // serverWatch measures delivery to Config.Watchers client-go watches of
 // t's namespace while strategic merge patches change one ConfigMap, and
 // t's server CPU time over the measured writes.
-func (r *runner) serverWatch(ctx context.Context, t *target) (Row, error) {
-	target := r.configMap(watchTarget)
+func (r *runner) serverWatch(ctx context.Context, t *target) (report.Row, error) {
+	target := r.configMap(layout.WatchTarget)
 	target.Data["seq"] = "-1"
 	created, err := t.configMaps().Create(ctx, target, metav1.CreateOptions{})
 	if err != nil {
-		return Row{}, fmt.Errorf("bench: creating %s: %w", watchTarget, err)
+		return report.Row{}, fmt.Errorf("bench: creating %s: %w", layout.WatchTarget, err)
 	}
 	f := newFanout(r.cfg.Watchers, r.cfg.WatchEvents)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watchers := make([]watch.Interface, r.cfg.Watchers)
-	err = parallel(ctx, len(watchers), 32, func(_ context.Context, w int) error {
+	err = cell.Parallel(ctx, len(watchers), 32, func(_ context.Context, w int) error {
 		var err error
 		watchers[w], err = t.configMaps().Watch(wctx, metav1.ListOptions{ResourceVersion: created.ResourceVersion})
 		return err
@@ -190,7 +193,7 @@ func (r *runner) serverWatch(ctx context.Context, t *target) (Row, error) {
 	})
 	defer stop()
 	if err != nil {
-		return Row{}, fmt.Errorf("bench: starting %d watches: %w", len(watchers), err)
+		return report.Row{}, fmt.Errorf("bench: starting %d watches: %w", len(watchers), err)
 	}
 	for w, wi := range watchers {
 		wg.Go(func() { f.consumeStrata(w, wi) })
@@ -198,7 +201,7 @@ func (r *runner) serverWatch(ctx context.Context, t *target) (Row, error) {
 	f.pid = t.pid
 	elapsed, err := f.drive(ctx, r.cfg.Duration, func(ctx context.Context, seq int) error {
 		body := fmt.Appendf(nil, `{"data":{"seq":"%d"}}`, seq)
-		_, err := t.writer.CoreV1().ConfigMaps(namespace).Patch(ctx, watchTarget, types.StrategicMergePatchType, body, metav1.PatchOptions{})
+		_, err := t.writer.CoreV1().ConfigMaps(layout.Namespace).Patch(ctx, layout.WatchTarget, types.StrategicMergePatchType, body, metav1.PatchOptions{})
 		return err
 	})
 	stop()
@@ -239,16 +242,16 @@ var decoder = scheme.Codecs.UniversalDeserializer()
 // the deserializer client-go decodes the strata watchers' objects with, so
 // that both sides' clients do about the same work (client-go also decodes
 // the event's envelope).
-func (r *runner) rawWatch(ctx context.Context) (Row, error) {
+func (r *runner) rawWatch(ctx context.Context) (report.Row, error) {
 	f := newFanout(r.cfg.Watchers, r.cfg.WatchEvents)
 	values, err := r.rawWatchValues(len(f.sent))
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
-	prefix := rawPrefix + "watch/"
-	put, err := r.env.raw.Put(ctx, prefix+watchTarget, r.value)
+	prefix := layout.RawPrefix + "watch/"
+	put, err := r.env.raw.Put(ctx, prefix+layout.WatchTarget, r.value)
 	if err != nil {
-		return Row{}, fmt.Errorf("bench: putting %s: %w", prefix+watchTarget, err)
+		return report.Row{}, fmt.Errorf("bench: putting %s: %w", prefix+layout.WatchTarget, err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -263,7 +266,7 @@ func (r *runner) rawWatch(ctx context.Context) (Row, error) {
 		wg.Go(func() { f.consumeEtcd(w, ch) })
 	}
 	elapsed, err := f.drive(ctx, r.cfg.Duration, func(ctx context.Context, seq int) error {
-		_, err := r.env.rawWriter.Put(ctx, prefix+watchTarget, values[seq])
+		_, err := r.env.rawWriter.Put(ctx, prefix+layout.WatchTarget, values[seq])
 		return err
 	})
 	stop()

@@ -62,8 +62,8 @@ func startPolicyStatus(ctx context.Context, t *term) error {
 
 // lazySchemas is a schema resolver built when a policy is first type
 // checked: the definitions' resolver generates the definitions of every
-// built-in kind, 8.5 MB of heap and tens of milliseconds of CPU at every
-// start, most of which have no ValidatingAdmissionPolicy to check.
+// built-in kind, megabytes of heap and tens of milliseconds of CPU at
+// every start, most of which have no ValidatingAdmissionPolicy to check.
 type lazySchemas func() resolver.SchemaResolver
 
 func (l lazySchemas) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {

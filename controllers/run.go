@@ -142,9 +142,8 @@ func (t *term) goRun(f func()) { t.running.Go(f) }
 // quota controller start informers through. kube-controller-manager gives
 // them typed informers for every built-in kind, shared with its workload
 // controllers; strata runs none of those, and a typed informer holds a
-// second full copy of every object the watch cache already holds (20,000
-// ConfigMaps of 1 KiB cost the server about 100 MB of RSS that way, issue
-// 18). So only the kinds whose quota evaluators read typed objects get
+// second full copy of every object the watch cache already holds (on a
+// loaded server, a large share of its RSS). So only the kinds whose quota evaluators read typed objects get
 // the server's typed informers (for the server's lifetime); every other
 // resource gets this term's metadata informer, which holds each object's
 // metadata alone — all the garbage collector reads, and all an object

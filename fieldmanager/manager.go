@@ -237,7 +237,7 @@ func withObject(u *unstructured.Unstructured) *unstructured.Unstructured {
 // wrong apiVersion or kind) and turns a configuration the kind's schema
 // cannot hold — a field it does not declare, a list item without its key —
 // into 400: kube-apiserver answers these with 500 (kubernetes#122480,
-// #139253), though they are the client's mistake.
+// kubernetes#139253), though they are the client's mistake.
 func asStatus(err error) error {
 	if _, ok := err.(apierrors.APIStatus); ok {
 		return err

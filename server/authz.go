@@ -151,8 +151,8 @@ func (a *authorization) wait(ctx context.Context, servingSynced, policySeen func
 // policySeen returns what waits until the RBAC authorizer's informers
 // hold every object of the bootstrap policy. They may have listed before
 // the bootstrap wrote it, and then learn it from their watches a moment
-// later: a request served in that moment was refused with "clusterrole
-// ... not found" (a CI run saw it). Without RBAC it waits for nothing.
+// later, and a request served in that moment would be refused with
+// "clusterrole ... not found". Without RBAC it waits for nothing.
 func policySeen(o *Options, inf informers.SharedInformerFactory) func(context.Context) error {
 	if !slices.Contains(o.AuthorizationModes, authz.ModeRBAC) {
 		return func(context.Context) error { return nil }

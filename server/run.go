@@ -76,10 +76,10 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	}
 	clock := newStartClock(log)
 	clock.step("before start")
-	// What needs no etcd starts first, beside etcd's own start, which
-	// mostly waits on the disk: the OpenAPI documents and server-side
-	// apply's type models are CPU work that would otherwise delay
-	// readiness; startEtcd makes the credentials likewise.
+	// What needs no etcd starts first, beside etcd's own start (mostly
+	// disk): the OpenAPI documents and server-side apply's type models,
+	// which take much of a start's CPU between them; startEtcd makes the
+	// credentials likewise.
 	s := &starting{o: o, log: log, clock: clock, early: earlyWork{
 		openAPI:           apiserver.BuildOpenAPI(registry.Builtin(), versionInfo().GitVersion),
 		credentialsBefore: credentialFiles(o)}}

@@ -49,7 +49,7 @@ func (s *shared) start() { s.informers.Start(s.stop) }
 // informers, requested afterwards, are not waited for: kube-apiserver's
 // readiness does not wait for kube-controller-manager's, and with many
 // objects (the ConfigMaps the root CA publisher follows) their first list
-// took seconds of the start (issue 18).
+// would add seconds to the start.
 func (s *shared) startServing() (wait func(ctx context.Context) error) {
 	s.informers.Start(s.stop)
 	// The factory lists the informers it started only through

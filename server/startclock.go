@@ -11,8 +11,8 @@ import (
 var processStart = time.Now()
 
 // startClock logs, at debug level, when each step of the start ended and
-// how long it took: where the time to ready goes (issue 18; --log-level
-// debug shows it).
+// how long it took: where the time to ready goes (--log-level debug shows
+// it).
 type startClock struct {
 	log  *slog.Logger
 	last time.Time

@@ -45,9 +45,9 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 // load reads and decodes the prefix in pages of relistPage, the first at
 // the newest revision and the others at the same one (a compaction in
 // between fails it, and run lists again). etcd reads the next page while
-// this one is decoded and added: on 20,000 ConfigMaps the reading was a
-// third of the load's CPU, on one core, while the adding, on one core
-// too, waited for it (issue 18).
+// this one is decoded and added: the reading is a large share of the
+// load's CPU, on one core, and the adding, on another, would otherwise
+// wait for it.
 func (c *watchCache) load(ctx context.Context) (cacheState, int64, error) {
 	st := cacheState{objs: map[string]*entry{}, corrupt: map[string]*Error{}, keys: newKeySet()}
 	ctx, cancel := context.WithCancel(ctx)

@@ -15,9 +15,9 @@ import (
 const decodeChunk = 128
 
 // decodeAll decodes kvs (decodeCached of each), spread over the processors
-// when there are many: a watch cache's first list of 20,000 ConfigMaps
-// spent most of a second of the server's start-up decoding their JSON on
-// one core (issue 18). The i-th result is kvs[i]'s.
+// when there are many: decoding a watch cache's first list on one core
+// would make a loaded server's start-up wait for it. The i-th result is
+// kvs[i]'s.
 func (s *Store) decodeAll(kvs []*mvccpb.KeyValue) ([]*unstructured.Unstructured, []error) {
 	objs := make([]*unstructured.Unstructured, len(kvs))
 	errs := make([]error, len(kvs))

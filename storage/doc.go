@@ -8,8 +8,9 @@
 // unstructured.Unstructured values so built-in kinds and custom resources are
 // stored alike.
 //
-// Reads follow the resourceVersion table of the design (seed 004 and the
-// Kubernetes "API Concepts"): an unset resourceVersion is a quorum read from
+// Reads follow the resourceVersion semantics of Kubernetes' "API
+// Concepts" (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions):
+// an unset resourceVersion is a quorum read from
 // etcd; "0" and not-older-than reads are served by the per-type watch cache
 // (cache.go) without touching etcd; exact reads and continue tokens read etcd at
 // a revision, so every page of a paginated list is a snapshot of the first

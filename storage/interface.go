@@ -80,7 +80,8 @@ type GetOptions struct {
 // metav1.ListOptions, parsed.
 type ListOptions struct {
 	// ResourceVersion and ResourceVersionMatch select the revision read, as
-	// in the design's resourceVersion table.
+	// the package documentation describes (after Kubernetes' "API
+	// Concepts", Resource versions).
 	ResourceVersion      string
 	ResourceVersionMatch metav1.ResourceVersionMatch
 	// Limit > 0 pages the list; Continue resumes a paginated list.

@@ -68,8 +68,8 @@ func (s *Store) checkNamespace(namespace string) error {
 }
 
 // isDNS1123Label is validation.IsDNS1123Label's rule without its regular
-// expression, which every request naming a namespace would run (1% of a
-// consistent GET's CPU): at most 63 lower-case letters, digits and '-',
+// expression, which every request naming a namespace would run (a
+// measurable share of a consistent GET's CPU): at most 63 lower-case letters, digits and '-',
 // starting and ending with a letter or digit. Failures take the upstream
 // function, for its messages.
 func isDNS1123Label(s string) bool {

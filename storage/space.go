@@ -51,8 +51,8 @@ func NewSpaceGuard(client *clientv3.Client, log *slog.Logger) *SpaceGuard {
 // Check fails while a NOSPACE alarm is raised, naming the members. It
 // reads the alarms from a member's status (every member holds them all),
 // not with AlarmList: etcd makes that a raft proposal, a WAL write and
-// fsync for every /readyz probe, queued behind the writes in flight (up to
-// a tenth of a second in a start's first writes, issue 18). Only disarm,
+// fsync for every /readyz probe, queued behind the writes in flight, which
+// slows the probes most in a start's first writes. Only disarm,
 // which needs the alarms themselves, lists them.
 func (g *SpaceGuard) Check(ctx context.Context) error {
 	members, err := g.alarmed(ctx)

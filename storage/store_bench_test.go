@@ -18,7 +18,7 @@ import (
 
 // Benchmarks run against the package's embedded etcd (loopback,
 // unsafe-no-fsync), with the raw clientv3 ceiling measured in the same run.
-// Results and commands: bench/storage.md.
+// Results and commands: bench/results/2026-11-23-storage.md.
 
 var benchSeq atomic.Int64
 

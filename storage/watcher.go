@@ -101,7 +101,7 @@ func (w *cacheWatcher) run(ctx context.Context) {
 // and bookmarks until the watch ends (its timeout, Stop, ctx, or the cache
 // ending it), when it returns false. The API server's handler calls it
 // directly: an event a watch cache hands to its watchers then wakes one
-// goroutine per watcher before HTTP/2's, instead of two (issue 18).
+// goroutine per watcher before HTTP/2's, instead of two.
 func (w *cacheWatcher) Next(ctx context.Context) (watch.Event, bool) {
 	for {
 		switch w.phase {

@@ -17,8 +17,9 @@ import (
 
 // Creation benchmarks: strata's CreateTwoWay and CreateThreeWay against
 // apimachinery's CreateTwoWayMergePatch and CreateThreeWayMergePatch, on the
-// apply benchmarks' inputs (bench_test.go); bench/create.md has the commands
-// and the results.
+// apply benchmarks' inputs (bench_test.go);
+// bench/results/2026-11-23-patch-creation.md has the commands and the
+// results.
 
 // createBenchCase is an original (the last applied configuration), the
 // modified configuration and the live object.

@@ -16,8 +16,9 @@ type listPatch[N any] struct {
 	order   *ptree[N]
 }
 
-// addTo writes the directives beside the list, in the order seed 000 prints
-// them: $setElementOrder, $deleteFromPrimitiveList, then the list.
+// addTo writes the directives beside the list, in the order apimachinery
+// prints them (testdata/seeds/000-preserve-order.yaml): $setElementOrder,
+// $deleteFromPrimitiveList, then the list.
 func (lp listPatch[N]) addTo(p *ptree[N], key string, keyNode N) {
 	if lp.order != nil {
 		p.add(orderPrefix+key, lp.order)
@@ -67,8 +68,9 @@ func (c *creator[N, R]) diffList(o, m, cur side[N], f schema.Field) (listPatch[N
 		return lp, err
 	}
 	// The directive goes with any change to the list, deletions included
-	// (seed 000 prints it beside "$patch: delete" and beside
-	// $deleteFromPrimitiveList, as apimachinery writes it), unless modified
+	// (testdata/seeds/000-preserve-order.yaml has it beside "$patch:
+	// delete" and beside $deleteFromPrimitiveList, as apimachinery writes
+	// it), unless modified
 	// has no items left to order.
 	deleted := (lp.items != nil || lp.deletes != nil) && len(mods.ids) > 0
 	if changed || deleted || !sameRelativeOrder(mods, curs) {

@@ -10,7 +10,7 @@
 //     merging; $patch: delete on a map removes it, as an element of a list it
 //     removes every element with that key. $patch: merge is rejected, as
 //     apimachinery rejects it: "merge" is the strategy of a struct tag, not a
-//     directive (seed 002).
+//     directive (testdata/seeds/002-strategic-merge-patch.yaml).
 //   - $deleteFromPrimitiveList/<list>: values to remove from a set.
 //   - $setElementOrder/<list>: the order of the list's items after the patch.
 //   - $retainKeys: the only fields of the map to keep.

@@ -5,10 +5,10 @@ import "runtime/debug"
 // startGCPercent is the collector's target (GOGC) while the server starts.
 // A start loads every stored object into the watch caches: the heap grows
 // from nothing to its working size, and at GOGC 100 each doubling is a
-// collection that marks a heap which only grows. On 20,000 ConfigMaps of
-// 1 KiB, collections took about a quarter of the start's CPU
-// (bench/README.md, issue 18); with GOGC=400 in the environment, the start
-// to ready took 0.76-0.91 s instead of 1.11-1.31 s (four starts each).
+// collection that marks a heap which only grows. On a loaded data
+// directory those collections are a large share of the start's CPU, and a
+// higher target shortens the start to ready (measure it with
+// "strata-bench startup"; bench/README.md).
 const startGCPercent = 400
 
 // relaxGCForStart raises the collector's target for the start, unless

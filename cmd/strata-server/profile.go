@@ -9,8 +9,8 @@ import (
 
 // profileStartEnv names the file prefix of a CPU profile (PREFIX.cpu) and
 // an execution trace (PREFIX.trace) of the server's start, from the
-// command's start to serving: where the start-up time goes (issue 18;
-// bench/startup-server.md). Unset, nothing is recorded.
+// command's start to serving: where the start-up time goes (with
+// "strata-bench startup", bench/README.md). Unset, nothing is recorded.
 const profileStartEnv = "STRATA_PROFILE_START"
 
 // profileStart starts the recording $STRATA_PROFILE_START asks for and

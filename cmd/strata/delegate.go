@@ -13,7 +13,8 @@ import (
 
 // serverProgram runs "strata server" and "strata kubectl". They link all of
 // Kubernetes (kube-apiserver's packages, etcd, kubectl, client-go), whose
-// package initialisers alone cost about 170 ms and 110 MB; the offline
+// package initialisers alone cost many times an offline command's own
+// time and memory ("strata-bench commands" measures them); the offline
 // commands (patch, diff, merge3, pkg) would pay that on every run if strata
 // linked them too. So strata is small, and hands these two commands to
 // strata-server, built beside it (go build -o DIR ./cmd/...; go install

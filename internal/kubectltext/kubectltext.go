@@ -1,8 +1,9 @@
 // Package kubectltext leaves kubectl's message catalogue unread in a
 // process that does not run kubectl. kubectl's packages translate their
 // help texts as they are initialised, and the first translation reads the
-// catalogue: 20 ms and 4 MB of every strata-server start, a fifth of its
-// initialisation, for texts that only `strata kubectl` prints.
+// catalogue: a noticeable share of every strata-server start's
+// initialisation time and memory, for texts that only `strata kubectl`
+// prints.
 //
 // Import it (for its effect) from a main package that also runs other
 // commands. Its initialisation comes before any of kubectl's packages

@@ -26,8 +26,8 @@ const closeTimeout = 5 * time.Second
 // (wal.ValidSnapshotEntries) all of them, etcd's WAL.ReadAll those from the
 // one holding the newest snapshot's entry on, which are all it keeps
 // (maxWALFiles). That file's entries before the snapshot are read for
-// nothing: at 64 MB, a start after 20,000 writes of 1.4 KB read 28 MB
-// three times; with 8 MiB files at most 8 MiB of them are read (issue 18).
+// nothing: with 64 MB files a loaded start reads tens of megabytes three
+// times; with 8 MiB files at most 8 MiB of them are read.
 // Smaller files cost the write path: each new file is three fsyncs.
 const walSegmentBytes = 8 << 20
 
@@ -257,10 +257,9 @@ func (s *Server) embedConfig() *embed.Config {
 // cluster's only voter, for its start: it serves nothing until it has
 // elected itself, and raft waits a random election timeout of one to two
 // election timeouts first, of which etcd skips all but a tick. With
-// etcd's 100 ms tick and 1 s timeout that left 0.1 to 1 s of every start
-// (issue 18); with a 10 ms tick and a 50 ms timeout (the least etcd
-// takes: five ticks) it is 10 to 50 ms, which was 0.1 s of a start on
-// 20,000 ConfigMaps at 100 ms. The timeouts have nothing else to decide
+// etcd's 100 ms tick and 1 s timeout that left 0.1 to 1 s of every start;
+// with a 10 ms tick and a 50 ms timeout (the least etcd takes: five
+// ticks) it is 10 to 50 ms. The timeouts have nothing else to decide
 // with no peers: no other member can time out waiting for this one's
 // heartbeats, nor campaign. (etcd's shortest lease TTL, 1.5 election
 // timeouts rounded up to a second, is then 1 s instead of 2 s.)

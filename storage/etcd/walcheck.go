@@ -26,8 +26,8 @@ import (
 //
 // It reads the log once. etcd's own functions would read it twice
 // (wal.ValidSnapshotEntries for the snapshot to start from, then
-// WAL.ReadAll from it), and the reading was a sixth of a start's time on
-// 20,000 objects (bench/README.md, issue 18). The entries are not kept,
+// WAL.ReadAll from it), and reading the log is a sizeable share of a
+// loaded start (bench/README.md). The entries are not kept,
 // only their indices: which of them follow the snapshot to start from is
 // known only at the end, from the last committed state.
 func checkWAL(walDir string) (last uint64, err error) {

@@ -1,226 +1,76 @@
-// Command strata-bench is a bounded load generator for strata server: it
-// starts an etcd member and a strata server on it (a child process, on
-// loopback), and with -servers strata,kube a kube-apiserver on an etcd
-// member of its own beside it, measures create, get, list, update, strategic
-// PATCH, apply and watch delivery through client-go against each server
-// next to the matching raw etcd operations, with each server's CPU time per
-// request, prints a table with their ratios, cleans up and exits.
+// Command strata-bench measures strata server and strata's offline
+// commands. Each measurement is a subcommand:
 //
-// Usage:
+//	strata-bench load       the load generator: every cell against strata (and kube-apiserver), raw etcd and the floor
+//	strata-bench footprint  start-up to ready and memory of strata and kube-apiserver, no cells
+//	strata-bench startup    strata-server's start-up to ready, empty and loaded, start by start
+//	strata-bench serverload strata-server binaries side by side under the same load, alternating
+//	strata-bench commands   start-up, CPU and peak RSS of the offline commands (strata patch, diff, ...)
+//	strata-bench envlist    write the 10,000-entry env-list patch inputs
 //
-//	go run ./bench/cmd/strata-bench [-servers strata,kube] [-kube-apiserver path] [-in-process]
-//	    [-footprint] [-footprint-objects 20000] [-footprint-bytes 1024] [-footprint-starts 3]
-//	    [-concurrency 1,16,64] [-duration 3s] [-ops 20000] [-rounds 3]
-//	    [-objects 1000] [-watchers 1000] [-watch-events 200] [-warmup 20]
-//	    [-data-bytes 512] [-decode-lists] [-only list,watch] [-timeout 10m] [-json] [-q] [-cpuprofile file]
-//	    [-cpuprofile-side strata|etcd|floor]
+// "strata-bench SUBCOMMAND -h" lists a subcommand's flags; bench/README.md
+// says what each measures and shows the latest results.
 //
-// Without -kube-apiserver, kube-apiserver is built (go build, cached under
-// the user's cache directory) from strata's module, which must then be the
-// working directory.
-//
-// Exit status: 0 when every operation succeeded, 1 when the run failed or
-// some operations failed (the report is printed first), 2 on a usage error.
+// Exit status: 0 on success, 1 when a run failed or some operations
+// failed (the report is printed first), 2 on a usage error.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
-	"strconv"
-	"strings"
 	"syscall"
 
-	"github.com/stratadev/strata/bench"
+	"github.com/stratadev/strata/bench/internal/servers"
 )
 
-func main() {
-	bench.RunChild() // when this process is one of the benchmark's servers
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+// subcommand runs one measurement with its arguments.
+type subcommand struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	cfg, f, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+var subcommands = []subcommand{
+	{"load", "the load generator: every cell against strata (and kube-apiserver), raw etcd and the floor", runLoad},
+	{"footprint", "start-up to ready and memory of strata and kube-apiserver, no cells", runFootprint},
+	{"startup", "strata-server's start-up to ready, empty and loaded, start by start", runStartup},
+	{"serverload", "strata-server binaries side by side under the same load, alternating", runServerLoad},
+	{"commands", "start-up, CPU and peak RSS of the offline commands (strata patch, diff, ...)", runCommands},
+	{"envlist", "write the 10,000-entry env-list patch inputs", runEnvList},
+}
+
+func main() {
+	servers.RunChild() // when this process is one of the benchmark's servers
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
 		return 0
 	}
-	if err != nil {
-		return 2
-	}
-	if f.cpuProfile != "" && f.profileSide != "" {
-		cfg.AroundCell = profileCells(f.cpuProfile, f.profileSide, stderr)
-	} else if f.cpuProfile != "" {
-		stopProfile, err := startProfile(f.cpuProfile)
-		if err != nil {
-			fmt.Fprintln(stderr, "strata-bench:", err)
-			return 1
+	for _, s := range subcommands {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout, stderr)
 		}
-		defer stopProfile()
 	}
-	if !f.quiet {
-		cfg.Progress = stderr
-	}
-	cfg.Command = strings.TrimSpace("strata-bench " + strings.Join(args, " "))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := bench.Run(ctx, cfg)
-	if err != nil {
-		if rep != nil && len(rep.Rows) > 0 {
-			fmt.Fprintln(stderr, "strata-bench: the run stopped early; the cells that ran:")
-			writeReport(rep, f.json, stdout)
-		}
-		fmt.Fprintln(stderr, "strata-bench:", err)
-		return 1
-	}
-	if err := writeReport(rep, f.json, stdout); err != nil {
-		fmt.Fprintln(stderr, "strata-bench:", err)
-		return 1
-	}
-	if n := rep.Errors(); n > 0 {
-		fmt.Fprintf(stderr, "strata-bench: %d operations failed\n", n)
-		return 1
-	}
-	return 0
+	fmt.Fprintf(stderr, "strata-bench: unknown subcommand %q\n", args[0])
+	usage(stderr)
+	return 2
 }
 
-func writeReport(rep *bench.Report, json bool, stdout io.Writer) error {
-	if json {
-		return rep.WriteJSON(stdout)
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: strata-bench SUBCOMMAND [flags]   (strata-bench SUBCOMMAND -h for its flags)")
+	fmt.Fprintln(w)
+	for _, s := range subcommands {
+		fmt.Fprintf(w, "  %-11s %s\n", s.name, s.summary)
 	}
-	return rep.WriteTable(stdout)
-}
-
-// flags are the command's own settings, besides bench.Config.
-type flags struct {
-	json, quiet bool
-	cpuProfile  string
-	// profileSide, when set, limits -cpuprofile to that side's cells.
-	profileSide string
-}
-
-func parseFlags(args []string, stderr io.Writer) (bench.Config, flags, error) {
-	d := bench.Defaults
-	var (
-		cfg     bench.Config
-		f       flags
-		conc    string
-		only    string
-		servers string
-	)
-	fs := flag.NewFlagSet("strata-bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&conc, "concurrency", joinInts(d.Concurrency), "comma-separated client counts each operation runs at")
-	fs.DurationVar(&cfg.Duration, "duration", d.Duration, "longest a cell runs")
-	fs.IntVar(&cfg.MaxOps, "ops", d.MaxOps, "most operations a cell starts")
-	fs.IntVar(&cfg.Rounds, "rounds", d.Rounds, "alternating strata/etcd rounds each pair's cells are split into")
-	fs.IntVar(&cfg.Objects, "objects", d.Objects, "ConfigMaps in the listed namespace (and keys in the raw range)")
-	fs.IntVar(&cfg.Watchers, "watchers", d.Watchers, "watches that receive every event of the watch cells")
-	fs.IntVar(&cfg.WatchEvents, "watch-events", d.WatchEvents, "most writes a watch cell makes (it also stops after -duration)")
-	fs.IntVar(&cfg.Warmup, "warmup", d.Warmup, "unmeasured operations of each kind before its cells (negative: none)")
-	fs.IntVar(&cfg.DataBytes, "data-bytes", d.DataBytes, "size of each ConfigMap's payload value")
-	fs.BoolVar(&cfg.DecodeLists, "decode-lists", false, "decode strata's list responses into typed lists (default: read the bodies only)")
-	fs.StringVar(&only, "only", "", "comma-separated strata operations to run, each with its etcd counterpart (get, list, list-rv0, create, patch, watch, get-protobuf, list-protobuf: beside JSON; get-rbac, create-rbac: a user under RBAC beside the admin; create-admission, create-vap: the default admission chain, and a ValidatingAdmissionPolicy, beside a server with admission off; default all)")
-	fs.DurationVar(&cfg.Timeout, "timeout", d.Timeout, "bound on the whole run")
-	fs.StringVar(&servers, "servers", strings.Join(d.Servers, ","), "comma-separated API servers the cells run against: strata, kube (kube-apiserver on an etcd of its own) or both")
-	fs.StringVar(&cfg.StrataServer, "strata-server", "", "prebuilt strata-server binary the footprint runs (default: go build ./cmd/strata-server of strata's module)")
-	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "", "prebuilt kube-apiserver binary (default: go build k8s.io/kubernetes/cmd/kube-apiserver of strata's module, cached)")
-	fs.Func("strata-controllers", "comma-separated --controllers of every strata server the run starts (default: none of the kube-controller-manager controllers strata runs, as kube-apiserver runs without kube-controller-manager; '*': strata's default)",
-		func(s string) error { cfg.StrataControllers = strings.Split(s, ","); return nil })
-	fs.BoolVar(&cfg.InProcess, "in-process", false, "run strata in this process (no server CPU measured; what -cpuprofile-side strata needs)")
-	fs.BoolVar(&cfg.Footprint, "footprint", false, "also measure each server's start-up to ready and RSS, empty and with -footprint-objects ConfigMaps")
-	fs.IntVar(&cfg.FootprintObjects, "footprint-objects", d.FootprintObjects, "ConfigMaps loaded for the footprint")
-	fs.IntVar(&cfg.FootprintBytes, "footprint-bytes", d.FootprintBytes, "payload bytes of each footprint ConfigMap")
-	fs.IntVar(&cfg.FootprintStarts, "footprint-starts", d.FootprintStarts, "starts of each server in each footprint setting (empty, loaded), whose median it reports")
-	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (etcd, server and clients) to this file")
-	fs.StringVar(&f.profileSide, "cpuprofile-side", "", "with -cpuprofile: profile only this side's cells (strata, etcd or floor, not the watch cells), one file per round of each cell: FILE.1, FILE.2, ... (go tool pprof merges them)")
-	if err := fs.Parse(args); err != nil {
-		return cfg, f, err
-	}
-	if fs.NArg() > 0 {
-		err := fmt.Errorf("unexpected arguments: %v", fs.Args())
-		fmt.Fprintln(stderr, "strata-bench:", err)
-		return cfg, f, err
-	}
-	if f.profileSide != "" && (f.cpuProfile == "" || f.profileSide != "strata" && f.profileSide != "etcd" && f.profileSide != "floor") {
-		err := errors.New("-cpuprofile-side: needs -cpuprofile, and is strata, etcd or floor")
-		fmt.Fprintln(stderr, "strata-bench:", err)
-		return cfg, f, err
-	}
-	if f.profileSide == "strata" && !cfg.InProcess {
-		err := errors.New("-cpuprofile-side strata: strata runs in a child process; add -in-process to profile it")
-		fmt.Fprintln(stderr, "strata-bench:", err)
-		return cfg, f, err
-	}
-	cfg.Servers = strings.Split(servers, ",")
-	var err error
-	if cfg.Concurrency, err = parseInts(conc); err != nil {
-		fmt.Fprintln(stderr, "strata-bench: -concurrency:", err)
-		return cfg, f, err
-	}
-	if only != "" {
-		cfg.Only = strings.Split(only, ",")
-	}
-	return cfg, f, nil
-}
-
-// startProfile starts a CPU profile into file and returns what stops it.
-func startProfile(file string) (func(), error) {
-	out, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
-}
-
-// profileCells returns a bench.Config.AroundCell that writes a CPU profile
-// of each of side's cells to file.1, file.2, ...; a profile that cannot be
-// written is reported on stderr and the cell runs unprofiled.
-func profileCells(file, side string, stderr io.Writer) func(string, func()) {
-	n := 0
-	return func(s string, cell func()) {
-		if s != side {
-			cell()
-			return
-		}
-		n++
-		stop, err := startProfile(fmt.Sprintf("%s.%d", file, n))
-		if err != nil {
-			fmt.Fprintln(stderr, "strata-bench:", err)
-			cell()
-			return
-		}
-		defer stop()
-		cell()
-	}
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", f, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }
