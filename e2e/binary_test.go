@@ -17,9 +17,9 @@ const maxExported = 100
 // TestServerBinaryExportsNoGoSymbols: strata-server built as README says
 // (strataTags) links no Go plugin loader. Linked in (kubectl's kustomize
 // has one), it makes the linker export every Go symbol: the binary grew
-// from 182 to 230 MB and an idle, empty server kept 36 MB more of it
-// resident (issue 18), for Go plugins upstream kubectl's release builds do
-// not load either.
+// by tens of megabytes and an idle, empty server kept more of it
+// resident, for Go plugins upstream kubectl's release builds do not load
+// either.
 func TestServerBinaryExportsNoGoSymbols(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads the built strata-server")

@@ -20,7 +20,7 @@ import (
 // chain and the API handler in-process (no TLS, no HTTP/2), as the
 // bench's get cells ask for it: client-go's protobuf, the admin's token.
 // It measures what strata adds per request above the transport that the
-// floor shares (issue 18).
+// floor shares.
 func BenchmarkServeGet(b *testing.B) {
 	r, cfg := startServeBench(b)
 	for _, c := range []struct{ name, query string }{{"rv0", "?resourceVersion=0"}, {"consistent", ""}} {
