@@ -32,7 +32,7 @@ func (s *Server) serveUnsafeDelete(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	s.log.Warn("unsafe deletion of an object that may not decode", "resource", c.res.kind.GroupResource().String(),
 		"namespace", c.info.Namespace, "name", c.info.Name, "dryRun", len(opts.DryRun) > 0)
-	if err := c.res.store.Storage().DeleteCorrupt(r.Context(), c.info.Namespace, c.info.Name, len(opts.DryRun) > 0); err != nil {
+	if err := c.res.store.DeleteCorrupt(r.Context(), c.info.Namespace, c.info.Name, len(opts.DryRun) > 0); err != nil {
 		writeError(w, err)
 		return
 	}

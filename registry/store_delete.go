@@ -182,3 +182,10 @@ func (s *Store) heldBySpecFinalizers(obj *unstructured.Unstructured) bool {
 	finalizers, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers")
 	return len(finalizers) > 0
 }
+
+// DeleteCorrupt removes ns/name without reading it, for an object whose
+// stored bytes do not decode: no preconditions, finalizers, admission or
+// release of what it held, as kube-apiserver's corrupt object deleter.
+func (s *Store) DeleteCorrupt(ctx context.Context, ns, name string, dryRun bool) error {
+	return s.storage.DeleteCorrupt(ctx, ns, name, dryRun)
+}
