@@ -17,7 +17,6 @@ import (
 	"github.com/stratadev/strata/bench/internal/proc"
 	"github.com/stratadev/strata/bench/internal/servers"
 	"github.com/stratadev/strata/bench/report"
-	"github.com/stratadev/strata/storage/etcd"
 )
 
 // The footprint: start-up to ready (/readyz answering 200, from the
@@ -170,13 +169,9 @@ func (r *runner) footprintKube(ctx context.Context, dir string) (report.Footprin
 // readAllKeys times one (linearizable) read of every key of the etcd
 // member at endpoints.
 func readAllKeys(ctx context.Context, endpoints []string) (float64, error) {
-	ecfg, err := etcd.Options{Servers: endpoints}.Complete()
+	cli, err := servers.Client(endpoints)
 	if err != nil {
-		return 0, fmt.Errorf("bench: etcd options: %w", err)
-	}
-	cli, err := ecfg.Client()
-	if err != nil {
-		return 0, fmt.Errorf("bench: etcd client: %w", err)
+		return 0, err
 	}
 	defer cli.Close()
 	start := time.Now()

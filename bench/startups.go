@@ -15,10 +15,11 @@ import (
 
 // Each start-up of the footprint is the median of Config.FootprintStarts
 // starts: one start on two shared cores varies by a third or more from
-// one start to the next (bench/README.md). The footprint's rounds (footprint.go) make the first sample of each setting,
-// and the memory readings; the other starts follow them, each stopped once
-// ready: an empty start on a new directory, removed after it, and a
-// restart on the loaded one.
+// one start to the next (bench/README.md). The footprint's rounds
+// (footprint.go) make the first sample of each setting, and the memory
+// readings; the other starts follow them, each stopped once ready: an
+// empty start on a new directory, removed after it, and a restart on the
+// loaded one.
 
 // defaultStarts is Config.FootprintStarts's default.
 const defaultStarts = 3

@@ -24,8 +24,8 @@ type FootprintRow struct {
 	StartEmptySeconds  float64 `json:"start_empty_seconds,omitempty"`
 	StartLoadedSeconds float64 `json:"start_loaded_seconds,omitempty"`
 	// RSS of the server's process and, where it runs apart, its etcd's,
-	// once settled (bench/internal/proc): empty, after loading the objects, and after
-	// the restart on them.
+	// once settled (proc.SettledRSS): empty, after loading the objects,
+	// and after the restart on them.
 	RSSEmptyMB       float64 `json:"rss_empty_mb,omitempty"`
 	RSSLoadedMB      float64 `json:"rss_loaded_mb,omitempty"`
 	RSSRestartMB     float64 `json:"rss_restart_mb,omitempty"`
@@ -42,8 +42,8 @@ type FootprintRow struct {
 	// what a server that holds its objects before it is ready (as
 	// kube-apiserver's watch caches and strata's do) must read at least.
 	EtcdReadAllSeconds float64 `json:"etcd_read_all_seconds,omitempty"`
-	// StartRuns are the start-ups measured, in seconds, by setting
-	// ; each start-up above is its setting's median.
+	// StartRuns are the start-ups measured, in seconds, by setting;
+	// each start-up above is its setting's median.
 	StartRuns map[string][]float64 `json:"start_runs,omitempty"`
 }
 
