@@ -234,21 +234,20 @@ func TestStoreNamespaceDeletion(t *testing.T) {
 	if phase := out.Object["status"].(map[string]any)["phase"]; phase != "Terminating" {
 		t.Errorf("phase %v, want Terminating", phase)
 	}
+	// The rule reads the watch cache first, as kube-apiserver's admission
+	// reads its informer: wait until the cache holds the mark.
+	waitFor(t, func() bool {
+		cached, err := namespaces.Get(ctx, "", "doomed", storage.GetOptions{ResourceVersion: "0"})
+		return err == nil && cached.GetDeletionTimestamp() != nil
+	})
 	_, err = ts.create(t, "configmaps", "doomed", configMap("late"), WriteOptions{})
 	if want := `configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated`; errText(err) != want {
 		t.Errorf("create in the terminating namespace: %q, want %q", errText(err), want)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, func() bool {
 		_, err := namespaces.Get(ctx, "", "doomed", storage.GetOptions{})
-		if errors.Is(err, storage.ErrNotFound) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("namespace still there: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return errors.Is(err, storage.ErrNotFound)
+	})
 	if _, err := ts.store("configmaps").Get(ctx, "doomed", "inside", storage.GetOptions{}); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("the namespace's config map: %v, want not found", err)
 	}
@@ -267,4 +266,16 @@ func errText(err error) string {
 
 func slicesEqual(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || strings.Join(a, ",") == strings.Join(b, ","))
+}
+
+// waitFor polls done until it holds, failing the test after 20 seconds.
+func waitFor(t *testing.T, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
