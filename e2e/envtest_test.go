@@ -1,0 +1,268 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+var webAppGVK = schema.GroupVersionKind{Group: "apps.example.com", Version: "v1", Kind: "WebApp"}
+
+// envtestAssets writes strata-server's envtest assets into a directory of
+// the test's and points KUBEBUILDER_ASSETS at it, as a user would.
+func envtestAssets(t *testing.T) {
+	t.Helper()
+	needBinaries(t)
+	dir := t.TempDir()
+	out, err := exec.Command(filepath.Join(filepath.Dir(strataBin), "strata-server"), "envtest-assets", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("strata-server envtest-assets: %v\n%s", err, out)
+	}
+	t.Setenv("KUBEBUILDER_ASSETS", dir)
+}
+
+// startEnvtest starts controller-runtime's envtest as a kubebuilder
+// suite does, on the assets KUBEBUILDER_ASSETS names.
+func startEnvtest(t *testing.T) (*envtest.Environment, *rest.Config) {
+	t.Helper()
+	// controller-runtime's logs are not the test's subject; set, they are
+	// not reported as missing.
+	ctrl.SetLogger(logr.Discard())
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("testdata", "envtest", "crds")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("envtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("envtest: stopping: %v", err)
+		}
+	})
+	return env, cfg
+}
+
+// TestEnvtestSuiteOnStrata runs what a kubebuilder project's envtest
+// suite does, on strata's assets: CRDs installed from their directory, a
+// manager running a reconciler that creates owned objects and updates
+// status, and a user of AddUser refused by RBAC.
+func TestEnvtestSuiteOnStrata(t *testing.T) {
+	envtestAssets(t)
+	env, cfg := startEnvtest(t)
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "suite"}}); err != nil {
+		t.Fatal(err)
+	}
+	// As with kube-apiserver alone: no kube-root-ca.crt, no default
+	// ServiceAccount in a new namespace.
+	var cms corev1.ConfigMapList
+	var sas corev1.ServiceAccountList
+	if err := c.List(ctx, &cms, client.InNamespace("suite")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(ctx, &sas, client.InNamespace("suite")); err != nil {
+		t.Fatal(err)
+	}
+	if len(cms.Items) != 0 || len(sas.Items) != 0 {
+		t.Errorf("a new namespace holds %d ConfigMaps and %d ServiceAccounts, want none", len(cms.Items), len(sas.Items))
+	}
+	checkAddUser(t, env)
+	runWebAppController(t, cfg)
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(webAppGVK)
+	app.SetNamespace("suite")
+	app.SetName("shop")
+	app.Object["spec"] = map[string]any{"image": "nginx:1.29", "replicas": int64(2)}
+	if err := c.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reconciler's Deployment, Service and ConfigMap, and status.ready", func(ctx context.Context) (bool, error) {
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &corev1.ConfigMap{}} {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "suite", Name: "shop"}, obj); err != nil {
+				return false, err
+			}
+		}
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(webAppGVK)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(app), got); err != nil {
+			return false, err
+		}
+		ready, _, _ := unstructured.NestedBool(got.Object, "status", "ready")
+		return ready, nil
+	})
+	var dep appsv1.Deployment
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "suite", Name: "shop"}, &dep); err != nil {
+		t.Fatal(err)
+	}
+	if refs := dep.OwnerReferences; len(refs) != 1 || refs[0].Kind != "WebApp" || refs[0].Name != "shop" || *refs[0].Controller != true {
+		t.Errorf("the Deployment's owners: %+v, want the WebApp shop as controller", refs)
+	}
+	// A WebApp with no image is refused by the CRD's schema.
+	bad := &unstructured.Unstructured{}
+	bad.SetGroupVersionKind(webAppGVK)
+	bad.SetNamespace("suite")
+	bad.SetName("bad")
+	bad.Object["spec"] = map[string]any{"replicas": int64(1)}
+	const invalid = `WebApp.apps.example.com "bad" is invalid: spec.image: Required value`
+	if err := c.Create(ctx, bad); !apierrors.IsInvalid(err) || err.Error() != invalid {
+		t.Errorf("creating a WebApp without an image: %v, want %s", err, invalid)
+	}
+}
+
+// checkAddUser checks that envtest's AddUser gives a user its client
+// certificate, authorized by RBAC: refused before any binding.
+func checkAddUser(t *testing.T, env *envtest.Environment) {
+	t.Helper()
+	user, err := env.AddUser(envtest.User{Name: "alice", Groups: []string{"devs"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(user.Config(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.List(t.Context(), &corev1.ConfigMapList{}, client.InNamespace("suite"))
+	const forbidden = `configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "suite"`
+	if !apierrors.IsForbidden(err) || err.Error() != forbidden {
+		t.Errorf("alice's list: %v, want %s", err, forbidden)
+	}
+}
+
+// runWebAppController runs a manager with the reconciler of WebApps
+// until the test ends.
+func runWebAppController(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(webAppGVK)
+	err = ctrl.NewControllerManagedBy(mgr).For(app).Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
+		Complete(&webAppReconciler{Client: mgr.GetClient()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+// webAppReconciler is a kubebuilder-style reconciler: it makes a WebApp's
+// ConfigMap, Service and Deployment, owned by it, and reports it ready.
+type webAppReconciler struct{ client.Client }
+
+func (r *webAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(webAppGVK)
+	if err := r.Get(ctx, req.NamespacedName, app); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	image, _, _ := unstructured.NestedString(app.Object, "spec", "image")
+	replicas, _, _ := unstructured.NestedInt64(app.Object, "spec", "replicas")
+	labels := map[string]string{"app": req.Name}
+	meta := metav1.ObjectMeta{Name: req.Name, Namespace: req.Namespace}
+	cm := &corev1.ConfigMap{ObjectMeta: meta}
+	svc := &corev1.Service{ObjectMeta: meta}
+	dep := &appsv1.Deployment{ObjectMeta: meta}
+	mutate := map[client.Object]func(){
+		cm: func() { cm.Data = map[string]string{"image": image} },
+		svc: func() {
+			svc.Spec.Selector = labels
+			svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80}}
+		},
+		dep: func() {
+			n := int32(replicas)
+			dep.Spec.Replicas = &n
+			dep.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
+			dep.Spec.Template.Labels = labels
+			dep.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: image}}
+		},
+	}
+	for _, obj := range []client.Object{cm, svc, dep} {
+		_, err := controllerutil.CreateOrUpdate(ctx, r.Client, obj, func() error {
+			mutate[obj]()
+			return controllerutil.SetControllerReference(app, obj, r.Scheme())
+		})
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("%T %s: %w", obj, req, err)
+		}
+	}
+	if ready, _, _ := unstructured.NestedBool(app.Object, "status", "ready"); !ready {
+		if err := unstructured.SetNestedField(app.Object, true, "status", "ready"); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.Status().Update(ctx, app)
+	}
+	return ctrl.Result{}, nil
+}
+
+func waitFor(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		last = err
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: did not happen (last error: %v)", what, last)
+	}
+}
+
+// The garbage collector is one environment variable away: with it, a
+// WebApp's dependents go with it, as on a cluster (without it they stay,
+// as with kube-apiserver alone).
+func TestEnvtestGarbageCollectorOnRequest(t *testing.T) {
+	envtestAssets(t)
+	t.Setenv("STRATA_CONTROLLERS", "garbage-collector-controller")
+	_, cfg := startEnvtest(t)
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: "default"}}
+	if err := c.Create(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	dependent := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dependent", Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}}}}
+	if err := c.Create(ctx, dependent); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the garbage collector deletes the dependent", func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(dependent), &corev1.ConfigMap{})
+		return apierrors.IsNotFound(err), err
+	})
+}
