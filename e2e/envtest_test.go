@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -28,7 +29,7 @@ var webAppGVK = schema.GroupVersionKind{Group: "apps.example.com", Version: "v1"
 
 // envtestAssets writes strata-server's envtest assets into a directory of
 // the test's and points KUBEBUILDER_ASSETS at it, as a user would.
-func envtestAssets(t *testing.T) {
+func envtestAssets(t testing.TB) {
 	t.Helper()
 	needBinaries(t)
 	dir := t.TempDir()
@@ -265,4 +266,31 @@ func TestEnvtestGarbageCollectorOnRequest(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(dependent), &corev1.ConfigMap{})
 		return apierrors.IsNotFound(err), err
 	})
+}
+
+// BenchmarkEnvtestStartStop is envtest's Start (etcd, the API server, the
+// admin user, no CRDs) and Stop on strata's assets, or on the assets
+// $KUBEBUILDER_ASSETS names when it is set (kube-apiserver and etcd
+// binaries, to compare).
+func BenchmarkEnvtestStartStop(b *testing.B) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		envtestAssets(b)
+	}
+	ctrl.SetLogger(logr.Discard())
+	var starting, stopping time.Duration
+	for b.Loop() {
+		env := &envtest.Environment{}
+		t0 := time.Now()
+		if _, err := env.Start(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := env.Stop(); err != nil {
+			b.Fatal(err)
+		}
+		starting += t1.Sub(t0)
+		stopping += time.Since(t1)
+	}
+	b.ReportMetric(float64(starting.Microseconds())/1000/float64(b.N), "start-ms")
+	b.ReportMetric(float64(stopping.Microseconds())/1000/float64(b.N), "stop-ms")
 }
