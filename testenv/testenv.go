@@ -36,6 +36,7 @@ type settings struct {
 	controllers []string
 	crds        []*apiextensionsv1.CustomResourceDefinition
 	crdPaths    []string
+	webhooks    *WebhookInstallOptions
 	logger      *slog.Logger
 	edits       []func(*server.Options)
 }
@@ -79,7 +80,7 @@ type Env struct {
 	// system:masters), without client-side rate limits.
 	Config *rest.Config
 	t      testing.TB
-	users  *clientCA
+	users  *authority
 }
 
 // Start starts a server for t, stopped when t ends, and returns its
@@ -149,6 +150,9 @@ func start(t testing.TB, s *settings) (*Env, error) {
 	cfg.Dial = clients.dial
 	env := &Env{Config: cfg, t: t, users: users}
 	if err := env.installCRDs(s); err != nil {
+		return nil, err
+	}
+	if err := env.installWebhooks(s, dir); err != nil {
 		return nil, err
 	}
 	return env, nil

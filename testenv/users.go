@@ -21,62 +21,78 @@ import (
 // valid: longer than any test.
 const certLifetime = 24 * time.Hour
 
-// clientCA signs the client certificates of the users AddUser adds; the
-// server trusts it (--client-ca-file), as envtest's API server trusts the
-// CA of its users.
-type clientCA struct {
+// authority is a CA of a test's: one signs the client certificates of the
+// users AddUser adds, which the server trusts (--client-ca-file) as
+// envtest's API server trusts the CA of its users; another the serving
+// certificate of the test's webhook server.
+type authority struct {
 	cert   *x509.Certificate
 	key    crypto.Signer
 	caFile string
+	caPEM  []byte
 }
 
-func newClientCA(dir string) (*clientCA, error) {
+func newClientCA(dir string) (*authority, error) { return newCA(dir, "client-ca") }
+
+// newCA makes a CA and writes its certificate to dir/name.crt.
+func newCA(dir, name string) (*authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("client CA key: %w", err)
+		return nil, fmt.Errorf("%s key: %w", name, err)
 	}
 	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "strata-testenv-client-ca"},
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "strata-testenv-" + name},
 		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(certLifetime), IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
-		return nil, fmt.Errorf("client CA certificate: %w", err)
+		return nil, fmt.Errorf("%s certificate: %w", name, err)
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, fmt.Errorf("client CA certificate: %w", err)
+		return nil, fmt.Errorf("%s certificate: %w", name, err)
 	}
-	file := filepath.Join(dir, "client-ca.crt")
+	file := filepath.Join(dir, name+".crt")
 	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return nil, fmt.Errorf("client CA: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &clientCA{cert: cert, key: key, caFile: file}, nil
+	return &authority{cert: cert, key: key, caFile: file,
+		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
 // issue returns a client certificate and its key, PEM-encoded, for the
 // user name in groups: the API server reads the name from the Common
 // Name and the groups from the Organizations, as kube-apiserver does.
-func (ca *clientCA) issue(name string, groups []string) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("key of user %q: %w", name, err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
-	if err != nil {
-		return nil, nil, fmt.Errorf("serial number of user %q: %w", name, err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name, Organization: groups},
-		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(certLifetime),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
+func (ca *authority) issue(name string, groups []string) (certPEM, keyPEM []byte, err error) {
+	tmpl := &x509.Certificate{Subject: pkix.Name{CommonName: name, Organization: groups},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	certPEM, keyPEM, err = ca.sign(tmpl)
 	if err != nil {
 		return nil, nil, fmt.Errorf("certificate of user %q: %w", name, err)
 	}
+	return certPEM, keyPEM, nil
+}
+
+// sign completes tmpl (serial number, validity, key usage) and signs it
+// with a new key, returning both PEM-encoded.
+func (ca *authority) sign(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126)); err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	tmpl.NotBefore, tmpl.NotAfter = now.Add(-time.Minute), now.Add(certLifetime)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
+	if err != nil {
+		return nil, nil, err
+	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("key of user %q: %w", name, err)
+		return nil, nil, err
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
