@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,4 +79,43 @@ func rssBytes(b *testing.B) int64 {
 	}
 	b.Fatal("no VmRSS in /proc/self/status")
 	return 0
+}
+
+// BenchmarkParallelServers starts 20 servers at once, as 20 parallel tests
+// would, makes a request of each, and stops them; ms/server is the wall
+// time over the servers.
+func BenchmarkParallelServers(b *testing.B) {
+	const servers = 20
+	warm := &scope{TB: b}
+	testenv.Start(warm)
+	warm.end()
+	for b.Loop() {
+		scopes := make([]*scope, servers)
+		errs := make(chan error, servers)
+		for i := range scopes {
+			scopes[i] = &scope{TB: b}
+		}
+		var wg sync.WaitGroup
+		for _, s := range scopes {
+			wg.Go(func() {
+				// A failed Start calls b.Fatalf on this goroutine: that
+				// ends the goroutine (wg.Go's Done still runs) and marks
+				// the benchmark failed.
+				cfg := testenv.Start(s)
+				_, err := kubernetes.NewForConfigOrDie(cfg).Discovery().ServerVersion()
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				b.Error(err)
+			}
+		}
+		for _, s := range scopes {
+			s.end()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*servers), "ms/server")
 }
