@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 var webAppGVK = schema.GroupVersionKind{Group: "apps.example.com", Version: "v1", Kind: "WebApp"}
@@ -47,7 +51,8 @@ func startEnvtest(t *testing.T) (*envtest.Environment, *rest.Config) {
 	// controller-runtime's logs are not the test's subject; set, they are
 	// not reported as missing.
 	ctrl.SetLogger(logr.Discard())
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("testdata", "envtest", "crds")}, ErrorIfCRDPathMissing: true}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("testdata", "envtest", "crds")}, ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{webAppWebhook()}}}
 	cfg, err := env.Start()
 	if err != nil {
 		t.Fatalf("envtest: %v", err)
@@ -89,7 +94,7 @@ func TestEnvtestSuiteOnStrata(t *testing.T) {
 		t.Errorf("a new namespace holds %d ConfigMaps and %d ServiceAccounts, want none", len(cms.Items), len(sas.Items))
 	}
 	checkAddUser(t, env)
-	runWebAppController(t, cfg)
+	runWebAppController(t, env, cfg)
 	app := &unstructured.Unstructured{}
 	app.SetGroupVersionKind(webAppGVK)
 	app.SetNamespace("suite")
@@ -129,6 +134,42 @@ func TestEnvtestSuiteOnStrata(t *testing.T) {
 	if err := c.Create(ctx, bad); !apierrors.IsInvalid(err) || err.Error() != invalid {
 		t.Errorf("creating a WebApp without an image: %v, want %s", err, invalid)
 	}
+	// One with too many replicas, by the validating webhook envtest
+	// installed against the manager's webhook server.
+	bad.Object["spec"] = map[string]any{"image": "nginx", "replicas": int64(11)}
+	const denied = `admission webhook "vwebapp.apps.example.com" denied the request: spec.replicas: 11 is over 10`
+	if err := c.Create(ctx, bad); err == nil || err.Error() != denied {
+		t.Errorf("creating a WebApp with 11 replicas: %v, want %s", err, denied)
+	}
+}
+
+const webAppWebhookPath = "/validate-apps-example-com-v1-webapp"
+
+// webAppWebhook is the configuration controller-gen writes for a
+// kubebuilder validating webhook: a service reference, which envtest
+// points at the manager's webhook server.
+func webAppWebhook() *admissionregistrationv1.ValidatingWebhookConfiguration {
+	path, fail, none := webAppWebhookPath, admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "validating-webhook-configuration"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "vwebapp.apps.example.com", FailurePolicy: &fail, SideEffects: &none,
+			AdmissionReviewVersions: []string{"v1"},
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "system", Name: "webhook-service", Path: &path}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps.example.com"}, APIVersions: []string{"v1"}, Resources: []string{"webapps"}}}},
+		}}}
+}
+
+// validateWebApp refuses WebApps of more than 10 replicas.
+func validateWebApp(_ context.Context, req admission.Request) admission.Response {
+	app := &unstructured.Unstructured{}
+	if err := app.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if n, _, _ := unstructured.NestedInt64(app.Object, "spec", "replicas"); n > 10 {
+		return admission.Denied(fmt.Sprintf("spec.replicas: %d is over 10", n))
+	}
+	return admission.Allowed("")
 }
 
 // checkAddUser checks that envtest's AddUser gives a user its client
@@ -152,12 +193,15 @@ func checkAddUser(t *testing.T, env *envtest.Environment) {
 
 // runWebAppController runs a manager with the reconciler of WebApps
 // until the test ends.
-func runWebAppController(t *testing.T, cfg *rest.Config) {
+func runWebAppController(t *testing.T, env *envtest.Environment, cfg *rest.Config) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	hooks := &env.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{Host: hooks.LocalServingHost, Port: hooks.LocalServingPort, CertDir: hooks.LocalServingCertDir})})
 	if err != nil {
 		t.Fatal(err)
 	}
+	mgr.GetWebhookServer().Register(webAppWebhookPath, &admission.Webhook{Handler: admission.HandlerFunc(validateWebApp)})
 	app := &unstructured.Unstructured{}
 	app.SetGroupVersionKind(webAppGVK)
 	err = ctrl.NewControllerManagedBy(mgr).For(app).Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
