@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,20 +106,8 @@ func New(t testing.TB, opts ...Option) *Env {
 // start runs the server and registers its stop with t.Cleanup before
 // anything that may fail after it started.
 func start(t testing.TB, s *settings) (*Env, error) {
-	// Not t.TempDir: its path carries the test's name, and etcd's unix
-	// socket inside it must stay under the kernel's 107 bytes.
-	dir, err := os.MkdirTemp("", "strata-testenv-")
+	dir, users, saKey, err := prepareDir()
 	if err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	users, err := newClientCA(dir)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	saKey, err := writeServiceAccountKey(dir)
-	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	o := serverOptions(s, dir, users.caFile, saKey)
@@ -158,6 +147,24 @@ func start(t testing.TB, s *settings) (*Env, error) {
 	return env, nil
 }
 
+// prepareDir makes the server's directory with the CA of AddUser's users
+// and the service-account signing key in it.
+func prepareDir() (dir string, users *authority, saKey string, err error) {
+	// Not t.TempDir: its path carries the test's name, and etcd's unix
+	// socket inside it must stay under the kernel's 107 bytes.
+	if dir, err = os.MkdirTemp("", "strata-testenv-"); err != nil {
+		return "", nil, "", fmt.Errorf("data directory: %w", err)
+	}
+	if users, err = newClientCA(dir); err == nil {
+		saKey, err = writeServiceAccountKey(dir)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, "", err
+	}
+	return dir, users, saKey, nil
+}
+
 // serverOptions are strata server's options for a test's server in dir.
 func serverOptions(s *settings, dir, clientCAFile, saKeyFile string) *server.Options {
 	o := server.NewOptions()
@@ -166,7 +173,7 @@ func serverOptions(s *settings, dir, clientCAFile, saKeyFile string) *server.Opt
 	o.ClientCAFile = clientCAFile
 	o.EtcdUnsafeNoFsync = true
 	o.ServiceAccounts.SigningKeyFile = saKeyFile
-	o.Controllers = s.controllers
+	o.Controllers = slices.Clone(s.controllers)
 	o.Logger = s.logger
 	o.ShutdownTimeout = shutdownTimeout
 	// A test's server lives for seconds: compaction would only take CPU
