@@ -56,7 +56,7 @@ what a client sees (docs/testing.md lists them).`,
 			if err := checkKubeAPIServerFlags(cmd.Flags(), cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			cleanup, err := useCertDir(o, certDir)
+			cleanup, err := useCertDir(o, certDir, cmd.Flags().Changed("data-dir"))
 			if err != nil {
 				return err
 			}
@@ -80,21 +80,25 @@ what a client sees (docs/testing.md lists them).`,
 
 // useCertDir makes --cert-dir the data directory (strata keeps its
 // credentials and kubeconfig there; kube-apiserver keeps its generated
-// certificate there) and serves its apiserver.crt and apiserver.key when
-// both exist. Without --cert-dir, a temporary directory serves, removed by
-// the returned cleanup.
-func useCertDir(o *server.Options, certDir string) (cleanup func(), err error) {
+// certificate there), unless strata's --data-dir was given (dataDirGiven),
+// and serves its apiserver.crt and apiserver.key when both exist. Without
+// either directory, a temporary one serves, removed by the returned
+// cleanup.
+func useCertDir(o *server.Options, certDir string, dataDirGiven bool) (cleanup func(), err error) {
 	cleanup = func() {}
-	if certDir == "" {
-		if certDir, err = os.MkdirTemp("", "strata-kube-apiserver-"); err != nil {
+	switch {
+	case dataDirGiven:
+	case certDir != "":
+		o.DataDir = certDir
+	default:
+		if o.DataDir, err = os.MkdirTemp("", "strata-kube-apiserver-"); err != nil {
 			return nil, fmt.Errorf("--cert-dir: %w", err)
 		}
-		dir := certDir
+		dir := o.DataDir
 		cleanup = func() { os.RemoveAll(dir) }
 	}
-	o.DataDir = certDir
 	cert, key := filepath.Join(certDir, certDirCert), filepath.Join(certDir, certDirKey)
-	if o.TLSCertFile == "" && fileExists(cert) && fileExists(key) {
+	if certDir != "" && o.TLSCertFile == "" && fileExists(cert) && fileExists(key) {
 		o.TLSCertFile, o.TLSPrivateKeyFile = cert, key
 	}
 	return cleanup, nil

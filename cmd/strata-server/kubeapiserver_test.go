@@ -130,7 +130,7 @@ func TestKubeAPIServerHelp(t *testing.T) {
 func TestUseCertDir(t *testing.T) {
 	dir := t.TempDir()
 	o := server.NewOptions()
-	cleanup, err := useCertDir(o, dir)
+	cleanup, err := useCertDir(o, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,19 +143,21 @@ func TestUseCertDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := useCertDir(o, dir); err != nil {
+	o = server.NewOptions()
+	o.DataDir = "given"
+	if _, err := useCertDir(o, dir, true); err != nil {
 		t.Fatal(err)
 	}
-	if o.TLSCertFile != filepath.Join(dir, certDirCert) || o.TLSPrivateKeyFile != filepath.Join(dir, certDirKey) {
-		t.Errorf("with apiserver.crt and .key: serving %q, %q", o.TLSCertFile, o.TLSPrivateKeyFile)
+	if o.DataDir != "given" || o.TLSCertFile != filepath.Join(dir, certDirCert) || o.TLSPrivateKeyFile != filepath.Join(dir, certDirKey) {
+		t.Errorf("with --data-dir, apiserver.crt and .key: data dir %q, serving %q, %q", o.DataDir, o.TLSCertFile, o.TLSPrivateKeyFile)
 	}
 	o = server.NewOptions()
-	cleanup, err = useCertDir(o, "")
+	cleanup, err = useCertDir(o, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(o.DataDir); err != nil {
-		t.Fatalf("temporary directory: %v", err)
+	if _, err := os.Stat(o.DataDir); err != nil || o.TLSCertFile != "" {
+		t.Fatalf("temporary directory: %v; serving %q", err, o.TLSCertFile)
 	}
 	cleanup()
 	if _, err := os.Stat(o.DataDir); !os.IsNotExist(err) {
