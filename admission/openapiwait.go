@@ -31,6 +31,21 @@ func openAPIAfter(client kubernetes.Interface, warm, stop <-chan struct{}) kuber
 // gate is closed once warm or stop is.
 type gate struct{ warm, stop <-chan struct{} }
 
+// untilStop is a context cancelled once stop is closed.
+func (g gate) untilStop() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if g.stop != nil {
+		go func() {
+			select {
+			case <-g.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
 func (g gate) wait(ctx context.Context) error {
 	select {
 	case <-g.warm:
@@ -68,9 +83,36 @@ type waitingOpenAPI struct {
 	gate gate
 }
 
+// Paths asks for /openapi/v3 once the documents are warm, and is cancelled
+// when the server stops: the MutatingAdmissionPolicy plugin asks without a
+// context, and client-go retries the requests a stopping server answers
+// with Retry-After for ten seconds, long after the server of a test in the
+// same process has stopped.
 func (o waitingOpenAPI) Paths() (map[string]openapi.GroupVersion, error) {
-	_ = o.gate.wait(context.Background())
-	return o.Client.Paths()
+	ctx, cancel := o.gate.untilStop()
+	defer cancel()
+	c, ok := o.Client.(pathsWithContext)
+	if !ok {
+		_ = o.gate.wait(ctx)
+		return o.Client.Paths()
+	}
+	if err := o.gate.wait(ctx); err != nil {
+		return nil, err
+	}
+	withContext, err := c.PathsWithContext(ctx)
+	// As client-go's Paths converts them: its documents implement both.
+	paths := make(map[string]openapi.GroupVersion, len(withContext))
+	for p, gv := range withContext {
+		if gv, ok := gv.(openapi.GroupVersion); ok {
+			paths[p] = gv
+		}
+	}
+	return paths, err
+}
+
+// pathsWithContext is client-go's OpenAPI v3 client.
+type pathsWithContext interface {
+	PathsWithContext(ctx context.Context) (map[string]openapi.GroupVersionWithContext, error)
 }
 
 type waitingOpenAPIWithContext struct {

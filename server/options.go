@@ -53,6 +53,10 @@ type Options struct {
 	// QuotaBackendBytes is the embedded etcd's space quota, as etcd's
 	// --quota-backend-bytes (0: etcd's default, 2 GiB).
 	QuotaBackendBytes int64
+	// EtcdUnsafeNoFsync runs the embedded etcd without fsync (etcd's
+	// --unsafe-no-fsync): for throwaway servers only, such as a test's
+	// own, since acknowledged writes may be lost in a crash.
+	EtcdUnsafeNoFsync bool
 	// WatchCacheSizeBytes bounds each resource's watch cache history by
 	// the stored size of its events (0: storage.DefaultCacheBytes).
 	WatchCacheSizeBytes int64

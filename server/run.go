@@ -106,7 +106,7 @@ func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client,
 	// failures reach the user through the API's errors and /readyz.
 	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers, LogLevel: "fatal",
 		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile,
-		QuotaBackendBytes: o.QuotaBackendBytes}.Complete()
+		QuotaBackendBytes: o.QuotaBackendBytes, UnsafeNoFsync: o.EtcdUnsafeNoFsync}.Complete()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,7 +26,9 @@ func TestStrataDelegates(t *testing.T) {
 		t.Errorf("strata server --frobnicate: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = runBinary(t, bin, work, nil, "--help")
-	for _, line := range []string{"  kubectl     Run kubectl against the strata server (kubectl built in)\n", "  patch ", "  server      Run a Kubernetes-compatible API server on an embedded (or external) etcd\n"} {
+	for _, line := range []string{"  kubectl        Run kubectl against the strata server (kubectl built in)\n", "  patch ",
+		"  server         Run a Kubernetes-compatible API server on an embedded (or external) etcd\n",
+		"  envtest-assets Write envtest's asset directory: kube-apiserver, etcd and kubectl as links to strata-server\n"} {
 		if r.code != 0 || !strings.Contains(r.stdout, line) {
 			t.Errorf("strata --help: exit %d, no line %q in:\n%s", r.code, line, r.stdout)
 		}

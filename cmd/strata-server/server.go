@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stratadev/strata/admission"
 	"github.com/stratadev/strata/controllers"
@@ -35,34 +36,17 @@ SIGINT or SIGTERM.
 "strata server" runs this program, strata-server, and "strata kubectl" runs
 "strata-server kubectl".`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return cli.UsageError{Err: err}
-			}
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return cli.Usagef("--log-level: %v", err)
-			}
-			o.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			stopProfile, err := profileStart()
-			if err != nil {
-				return err
-			}
-			restoreGC := relaxGCForStart(os.Getenv)
-			running, err := server.Start(ctx, o)
-			stopProfile()
-			restoreGC()
-			if err != nil {
-				return err
-			}
-			return running.Wait()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServer(cmd, o, logLevel) },
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	cmd.AddCommand(newKubectlCommand())
-	f := cmd.Flags()
+	serverFlags(cmd.Flags(), o, &logLevel)
+	return cmd
+}
+
+// serverFlags are strata server's flags, which strata-server also takes
+// when it runs as kube-apiserver.
+func serverFlags(f *pflag.FlagSet, o *server.Options, logLevel *string) {
 	f.StringVar(&o.DataDir, "data-dir", o.DataDir, "directory for etcd data, certificates, the admin token and the kubeconfig")
 	f.StringSliceVar(&o.EtcdServers, "etcd-servers", nil, "external etcd client URLs (no embedded etcd runs)")
 	f.StringVar(&o.EtcdCAFile, "etcd-cafile", "", "CA bundle to verify external etcd servers")
@@ -113,6 +97,31 @@ SIGINT or SIGTERM.
 			"strata runs %s, under one leader election among the servers sharing etcd (Lease kube-system/%s); "+
 			"the other names are accepted and not run (no workload controllers that create Pods, no node, volume or endpoint controllers).\nAll controllers: %s\nDisabled-by-default controllers: %s",
 		strings.Join(controllers.Supported, ", "), controllers.LeaseName, strings.Join(allControllers, ", "), strings.Join(offControllers, ", ")))
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	return cmd
+	f.StringVar(logLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// runServer runs the server until SIGINT or SIGTERM.
+func runServer(cmd *cobra.Command, o *server.Options, logLevel string) error {
+	if err := o.Validate(); err != nil {
+		return cli.UsageError{Err: err}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return cli.Usagef("--log-level: %v", err)
+	}
+	o.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	stopProfile, err := profileStart()
+	if err != nil {
+		return err
+	}
+	restoreGC := relaxGCForStart(os.Getenv)
+	running, err := server.Start(ctx, o)
+	stopProfile()
+	restoreGC()
+	if err != nil {
+		return err
+	}
+	return running.Wait()
 }

@@ -35,6 +35,11 @@ func newKubectlCommand() *cobra.Command {
 		[]string{"kubectl"}, []string{"help", "kubectl"})
 }
 
+func newEnvtestAssetsCommand() *cobra.Command {
+	return delegated("envtest-assets", "Write envtest's asset directory: kube-apiserver, etcd and kubectl as links to strata-server",
+		[]string{"envtest-assets"}, []string{"envtest-assets", "--help"})
+}
+
 // delegated is a command that strata-server runs: "strata NAME ARGS" runs
 // "strata-server PREFIX ARGS", and "strata help NAME" runs "strata-server
 // HELP". Every argument and flag goes through unparsed.

@@ -32,7 +32,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := cli.NewRoot("strata", "Kubernetes-style declarative configuration: patches, packages and an API server", stdin, stdout, stderr)
 	root.AddCommand(newVersionCommand(), newPatchCommand(), newDiffCommand(), newMerge3Command(), newPkgCommand(),
-		newServerCommand(), newKubectlCommand())
+		newServerCommand(), newKubectlCommand(), newEnvtestAssetsCommand())
 	return root
 }
 

@@ -5,6 +5,7 @@ package layering
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,36 @@ func TestStrataCommandIsLean(t *testing.T) {
 		for _, f := range forbidden {
 			if f = strings.TrimSuffix(f, "/"); dep == f || strings.HasPrefix(dep, f+"/") {
 				t.Errorf("cmd/strata links %s (forbidden: %s); strata server and kubectl's dependencies belong in cmd/strata-server", dep, f)
+			}
+		}
+	}
+}
+
+// TestTestenvIsLean keeps kubectl out of the package controller tests link
+// to get an API server of their own: a test binary links only what its
+// tests need. kubectl's configuration types (k8s.io/kubectl/pkg/config)
+// are allowed: kube-apiserver's generated OpenAPI definitions, which the
+// server serves, name them.
+func TestTestenvIsLean(t *testing.T) {
+	forbidden := []string{
+		"k8s.io/kubectl/pkg/cmd", "k8s.io/kubectl/pkg/util", "k8s.io/cli-runtime/", "sigs.k8s.io/kustomize",
+		"github.com/stratadev/strata/cmd", "github.com/stratadev/strata/internal/kubectltext",
+		"sigs.k8s.io/controller-runtime", "github.com/onsi/",
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./testenv")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/stratadev/strata/server") {
+		t.Fatalf("go list -deps ./testenv does not list the server: %q", deps)
+	}
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if f = strings.TrimSuffix(f, "/"); dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("testenv links %s (forbidden: %s)", dep, f)
 			}
 		}
 	}
