@@ -40,7 +40,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusCreated, out)
+	writeWritten(w, r, c, http.StatusCreated, out)
 }
 
 // createTerminating refuses the create of a custom resource whose CRD is

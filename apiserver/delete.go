@@ -53,7 +53,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		if o := opts.OrphanDependents; o != nil && !*o {
 			code = http.StatusAccepted
 		}
-		writeResult(w, c, code, out.Object)
+		writeWritten(w, r, c, code, written{Unstructured: out})
 		return
 	}
 	gr := c.res.kind.GroupResource()

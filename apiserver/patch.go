@@ -86,7 +86,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusOK, out)
+	writeWritten(w, r, c, http.StatusOK, out)
 }
 
 // patchTypes are the patch media types served, in kube-apiserver's order.

@@ -168,10 +168,14 @@ func writtenOf(out *unstructured.Unstructured, prepared *registry.Prepared) writ
 	return written{Unstructured: out, prepared: prepared}
 }
 
-// writeWritten answers a write with the object stored. In protobuf it
-// encodes the typed object the object was prepared from, when there is
-// one, rather than converting the stored object back.
-func writeWritten(w http.ResponseWriter, c *call, code int, out written) {
+// writeWritten answers a write with the object stored, in the negotiated
+// form. In protobuf it encodes the typed object the object was prepared
+// from, when there is one, rather than converting the stored object back.
+func writeWritten(w http.ResponseWriter, r *http.Request, c *call, code int, out written) {
+	if c.media.form != outputObject {
+		writeTransformed(w, r, c, code, out.Unstructured)
+		return
+	}
 	if out.prepared != nil && c.media.enc == encodingProtobuf {
 		msg, ok, err := out.prepared.ProtobufOf(out.GetResourceVersion())
 		if err != nil {

@@ -44,7 +44,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusOK, out)
+	writeWritten(w, r, c, http.StatusOK, out)
 }
 
 // newObjectFunc computes the object an update or patch proposes, from the
