@@ -86,6 +86,9 @@ func (s *Server) deleteOne(ctx context.Context, res *resource, ns, name string, 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := checkDeletePreconditions(res.kind.GVK, cur, opts.Preconditions); err != nil {
+		return nil, false, err
+	}
 	if err := res.kind.AdmitDelete(ctx, cur); err != nil {
 		return nil, false, err
 	}
