@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -160,5 +161,30 @@ func TestMetadataWatchBookmark(t *testing.T) {
 		if typ != watch.Bookmark {
 			t.Errorf("events %v, want only bookmarks after the first", types)
 		}
+	}
+}
+
+// TestWatchListWithoutBookmarks: sendInitialEvents=true without
+// allowWatchBookmarks is served, as kube-apiserver v1.37 serves it (its
+// ListOptions validation asks only for resourceVersionMatch=NotOlderThan):
+// the initial state, and no initial-events-end bookmark.
+func TestWatchListWithoutBookmarks(t *testing.T) {
+	ts := newTestServer(t)
+	mustCreateConfigMap(t, ts.client.CoreV1().ConfigMaps("default"), "a", nil, nil)
+	res := rawCall(t, ts, "GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
+		map[string]string{"Accept": "application/json"}, nil)
+	if res.code != http.StatusOK {
+		t.Fatalf("%d: %s", res.code, res.body)
+	}
+	var types []string
+	for _, line := range bytes.Split(bytes.TrimSpace(res.body), []byte("\n")) {
+		var ev struct{ Type string }
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, ev.Type)
+	}
+	if !reflect.DeepEqual(types, []string{"ADDED"}) {
+		t.Errorf("events %v, want [ADDED]:\n%s", types, res.body)
 	}
 }

@@ -173,7 +173,7 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	legacy := o.SendInitialEvents == nil && p.rv == 0
 	switch {
 	case initial || legacy:
-		p.start, p.endBookmark = startInitial, initial
+		p.start, p.endBookmark = startInitial, initial && o.AllowWatchBookmarks
 		p.mode = readNotOlder
 		if o.ResourceVersion == "" {
 			p.mode = readLatest
@@ -205,8 +205,7 @@ func validateWatchOptions(o ListOptions) field.ErrorList {
 	if o.SendInitialEvents == nil && o.ResourceVersionMatch != "" {
 		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 	}
-	if o.SendInitialEvents != nil && *o.SendInitialEvents && !o.AllowWatchBookmarks {
-		errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
-	}
+	// kube-apiserver v1.37 serves sendInitialEvents without bookmarks: the
+	// initial events, then changes, with no initial-events-end bookmark.
 	return errs
 }
