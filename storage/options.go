@@ -34,7 +34,7 @@ var matchPath = field.NewPath("resourceVersionMatch")
 // parseResourceVersion parses a non-empty resourceVersion; anything but a
 // non-negative integer is ErrBadRequest, with the words of kube-apiserver's
 // storage (APIObjectVersioner.ParseResourceVersion), which answers them
-// with a 500 on get and list.
+// with a 500 on get.
 func parseResourceVersion(rv string) (int64, error) {
 	n, err := ParseResourceVersion(field.NewPath("resourceVersion"), rv)
 	if err != nil {
@@ -102,8 +102,10 @@ func (s *Store) planList(o ListOptions) (listPlan, error) {
 		p.mode = readLatest
 		return p, nil
 	}
-	if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
-		return listPlan{}, err
+	var errs field.ErrorList
+	if p.rv, errs = ParseResourceVersion(field.NewPath("resourceVersion"), o.ResourceVersion); errs != nil {
+		// kube-apiserver's list words it so (storage.ValidateListOptions).
+		return listPlan{}, badRequest("invalid resource version: %s", errs.ToAggregate())
 	}
 	switch {
 	case p.rv == 0:
