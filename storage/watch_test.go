@@ -282,12 +282,12 @@ func TestWatchOptionErrors(t *testing.T) {
 		sentinel error
 		code     int32
 	}{
-		"sendInitialEvents without match":     {ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}, ErrInvalid, 422},
-		"match without sendInitialEvents":     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
-		"Exact match":                         {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
-		"non-integer RV":                      {ListOptions{ResourceVersion: "x"}, ErrInvalid, 422}, // as kube-apiserver
-		"continue":                            {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
-		"unsupported field selector":          {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
+		"sendInitialEvents without match": {ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}, ErrInvalid, 422},
+		"match without sendInitialEvents": {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
+		"Exact match":                     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
+		"non-integer RV":                  {ListOptions{ResourceVersion: "x"}, ErrInvalid, 422}, // as kube-apiserver
+		"continue":                        {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
+		"unsupported field selector":      {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
