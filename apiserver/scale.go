@@ -61,7 +61,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
 }
 
 func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
-	patchType, err := patchTypeOf(r)
+	patchType, err := patchTypeOf(r, c.res.kind)
 	if err == nil && patchType == types.ApplyYAMLPatchType {
 		err = statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 			"server-side apply of the scale subresource is not served by strata; apply the object itself")
