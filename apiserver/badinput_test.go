@@ -175,16 +175,16 @@ func TestBadInput(t *testing.T) {
 			code: 400, status: &statusWant{code: 400, reason: metav1.StatusReasonBadRequest}},
 
 		// Query parameters.
-		// kube-apiserver's words; its get answers them with 500.
+		// kube-apiserver's words; its get and watch answer them with 500.
 		{name: "non-integer resourceVersion on get", method: "GET", path: cmPath + "/x?resourceVersion=abc", code: 400,
 			status: &statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
 				message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
 		{name: "non-integer resourceVersion on list", method: "GET", path: cmPath + "?resourceVersion=abc", code: 400,
 			status: &statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
 				message: `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
-		{name: "non-integer resourceVersion on watch", method: "GET", path: cmPath + "?watch=true&resourceVersion=abc", code: 422,
-			status: &statusWant{code: 422, reason: metav1.StatusReasonInvalid,
-				message: `configmaps "" is invalid: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
+		{name: "non-integer resourceVersion on watch", method: "GET", path: cmPath + "?watch=true&resourceVersion=abc", code: 400,
+			status: &statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
+				message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
 		{name: "negative resourceVersion on list", method: "GET", path: cmPath + "?resourceVersion=-1", code: 400,
 			status: &statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
 				message: `invalid resource version: resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": invalid syntax`}},

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -164,11 +163,11 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	}
 	p := watchPlan{pred: pred}
 	if o.ResourceVersion != "" {
-		var errs field.ErrorList
-		if p.rv, errs = ParseResourceVersion(field.NewPath("resourceVersion"), o.ResourceVersion); errs != nil {
-			// kube-apiserver's watch answers 422 naming the resource.
-			gk := schema.GroupKind{Group: s.cfg.Resource.Group, Kind: s.cfg.Resource.Resource}
-			return watchPlan{}, invalidObject(gk, "", errs)
+		// kube-apiserver's watch cache answers this with a 500 (the
+		// versioner's error, which is no API status); a client's mistake
+		// is a 400 here, in its words, as on get.
+		if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
+			return watchPlan{}, err
 		}
 	}
 	initial := o.SendInitialEvents != nil && *o.SendInitialEvents

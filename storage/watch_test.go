@@ -285,7 +285,7 @@ func TestWatchOptionErrors(t *testing.T) {
 		"sendInitialEvents without match": {ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}, ErrInvalid, 422},
 		"match without sendInitialEvents": {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
 		"Exact match":                     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
-		"non-integer RV":                  {ListOptions{ResourceVersion: "x"}, ErrInvalid, 422}, // as kube-apiserver
+		"non-integer RV":                  {ListOptions{ResourceVersion: "x"}, ErrBadRequest, 400}, // kube-apiserver: 500
 		"continue":                        {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
 		"unsupported field selector":      {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
 	}
