@@ -263,6 +263,11 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 		return fail(err)
 	}
 	undo = append(undo, kubernetesService.Stop)
+	stopAuthenticationInfo, err := startAuthenticationInfo(o, sh)
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, stopAuthenticationInfo)
 	clock.step("kubernetes service")
 	adm.c.Store(chain)
 	api.SetServiceResolver(webhooks)
@@ -341,6 +346,7 @@ func startAPI(ctx context.Context, o *Options, local etcd.Local, log *slog.Logge
 		// then do the stores stop.
 		log.Info("strata server is shutting down: ending watches and finishing requests in flight")
 		kubernetesService.Stop() // takes this server out of the kubernetes endpoints, through the API
+		stopAuthenticationInfo()
 		api.EndWatches()
 		stopControllers()
 		sh.close()
