@@ -7,7 +7,6 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -62,12 +61,12 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, c *call) {
 
 func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, c *call) {
 	patchType, err := patchTypeOf(r, c.res.kind)
-	if err == nil && patchType == types.ApplyYAMLPatchType {
-		err = statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			"server-side apply of the scale subresource is not served by strata; apply the object itself")
-	}
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if patchType == types.ApplyYAMLPatchType {
+		s.applyScale(w, r, c)
 		return
 	}
 	// A Scale has no lists: a strategic merge patch needs no schema.
@@ -110,16 +109,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, c *call, par
 		if err != nil {
 			return nil, err
 		}
-		if err := kind.ValidateScale(ctx, sc, old); err != nil {
-			return nil, err
-		}
-		if sc.Name != "" && sc.Name != c.info.Name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, c.info.Name))
-		}
-		if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetResourceVersion() {
-			return nil, apierrors.NewConflict(kind.GroupResource(), c.info.Name, errModified)
-		}
-		next, err := kind.WithReplicas(cur.Unstructured, sc.Spec.Replicas)
+		next, err := scaledObject(ctx, c, cur.Unstructured, old, sc)
 		if err != nil {
 			return nil, err
 		}
