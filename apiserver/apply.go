@@ -75,7 +75,7 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(applyWarnings, warnings.List()...))
-	writeWritten(w, c, code, out)
+	writeWritten(w, r, c, code, out)
 }
 
 // createByApply creates the object an apply names when it does not exist:

@@ -25,5 +25,5 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusCreated, out)
+	writeWritten(w, r, c, http.StatusCreated, out)
 }

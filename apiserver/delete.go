@@ -41,7 +41,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, c *call) {
 		if o := opts.OrphanDependents; o != nil && !*o {
 			code = http.StatusAccepted
 		}
-		writeResult(w, c, code, out.Object)
+		writeWritten(w, r, c, code, registry.Written{Unstructured: out})
 		return
 	}
 	gr := c.res.kind.GroupResource()

@@ -164,23 +164,23 @@ func TestClientDeletePreconditions(t *testing.T) {
 		dryRun     bool
 		uid        func(real types.UID) *types.UID
 		rv         func(real string) *string
-		wantDetail string // "" for success; else the precondition complaint kube-apiserver puts in the message
+		wantDetail string // "" for success; else the precondition complaint of kube-apiserver's rest.BeforeDelete
 	}{
 		{name: "uid matches", uid: func(u types.UID) *types.UID { return &u }},
 		{name: "resourceVersion matches", rv: func(r string) *string { return &r }},
 		{name: "both match", uid: func(u types.UID) *types.UID { return &u }, rv: func(r string) *string { return &r }},
 		{name: "uid mismatch", uid: func(types.UID) *types.UID { return ptr.To(types.UID("wrong-uid")) },
-			wantDetail: "Precondition failed: UID in precondition: wrong-uid, UID in object meta: %[1]s"},
+			wantDetail: "the UID in the precondition (wrong-uid) does not match the UID in record (%[1]s). The object might have been deleted and then recreated"},
 		{name: "resourceVersion mismatch", rv: func(string) *string { return ptr.To("1") },
-			wantDetail: "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: %[2]s"},
+			wantDetail: "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (%[2]s). The object might have been modified"},
 		{name: "uid mismatch, dry run", dryRun: true, uid: func(types.UID) *types.UID { return ptr.To(types.UID("wrong-uid")) },
-			wantDetail: "Precondition failed: UID in precondition: wrong-uid, UID in object meta: %[1]s"},
+			wantDetail: "the UID in the precondition (wrong-uid) does not match the UID in record (%[1]s). The object might have been deleted and then recreated"},
 		{name: "resourceVersion mismatch, dry run", dryRun: true, rv: func(string) *string { return ptr.To("1") },
-			wantDetail: "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: %[2]s"},
+			wantDetail: "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (%[2]s). The object might have been modified"},
 		{name: "uid mismatch, with a finalizer", finalizer: true, uid: func(types.UID) *types.UID { return ptr.To(types.UID("wrong-uid")) },
-			wantDetail: "Precondition failed: UID in precondition: wrong-uid, UID in object meta: %[1]s"},
+			wantDetail: "the UID in the precondition (wrong-uid) does not match the UID in record (%[1]s). The object might have been deleted and then recreated"},
 		{name: "resourceVersion mismatch, with a finalizer", finalizer: true, rv: func(string) *string { return ptr.To("1") },
-			wantDetail: "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: %[2]s"},
+			wantDetail: "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (%[2]s). The object might have been modified"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,8 +217,8 @@ func TestClientDeletePreconditions(t *testing.T) {
 				t.Fatalf("delete: %v, want Conflict", err)
 			}
 			checkStatusErr(t, err, statusWant{code: 409, reason: metav1.StatusReasonConflict,
-				prefix:  fmt.Sprintf(`Operation cannot be fulfilled on configmaps %q: `, name),
-				details: &metav1.StatusDetails{Name: name, Kind: "configmaps"}})
+				prefix:  fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap %q: `, name),
+				details: &metav1.StatusDetails{Name: name, Kind: "ConfigMap"}})
 			detail := fmt.Sprintf(tc.wantDetail, cur.UID, cur.ResourceVersion)
 			if msg := err.Error(); !strings.HasSuffix(msg, detail) {
 				t.Errorf("message %q\nshould end with kube-apiserver's %q", msg, detail)
@@ -229,4 +229,20 @@ func TestClientDeletePreconditions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeletePreconditionNamesKind: a failed precondition names the kind
+// and its group, as kube-apiserver's rest.BeforeDelete words the conflict.
+func TestDeletePreconditionNamesKind(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	roles := ts.client.RbacV1().Roles("default")
+	role, err := roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = roles.Delete(ctx, "r", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: ptr.To("1")}})
+	checkStatusErr(t, err, statusWant{code: 409, reason: "Conflict",
+		message: fmt.Sprintf(`Operation cannot be fulfilled on Role.rbac.authorization.k8s.io "r": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (%s). The object might have been modified`, role.ResourceVersion),
+		details: &metav1.StatusDetails{Name: "r", Group: "rbac.authorization.k8s.io", Kind: "Role"}})
 }

@@ -262,7 +262,7 @@ func TestListErrors(t *testing.T) {
 			code: 400, reason: metav1.StatusReasonBadRequest,
 			message: "invalid continue token: continue key is not valid: invalid character 'g' looking for beginning of value"}},
 		{"non-integer resourceVersion", "resourceVersion=abc", statusWant{code: 400, reason: metav1.StatusReasonBadRequest,
-			message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
+			message: `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`}},
 		{"malformed label selector", "labelSelector=a+in+(", statusWant{code: 400, reason: metav1.StatusReasonBadRequest}},
 		{"unsupported field selector", "fieldSelector=data.foo%3D1", statusWant{
 			code: 400, reason: metav1.StatusReasonBadRequest,

@@ -51,8 +51,10 @@ var mediaTypes = []runtime.SerializerInfo{
 
 // endpoint is kube-apiserver's RequestScope as the negotiation sees it:
 // objects of kinds without protobuf (custom resources) are JSON or YAML
-// only, Tables JSON or YAML, PartialObjectMetadata any media type.
-type endpoint struct{ protobuf bool }
+// only, Tables JSON or YAML, PartialObjectMetadata any media type. noTable
+// is a resource without a table convertor (the reviews, which kube-apiserver
+// registers with create alone): no Table is offered there.
+type endpoint struct{ protobuf, noTable bool }
 
 func (e endpoint) AllowsMediaTypeTransform(_, subType string, target *schema.GroupVersionKind) bool {
 	if target == nil {
@@ -63,7 +65,7 @@ func (e endpoint) AllowsMediaTypeTransform(_, subType string, target *schema.Gro
 	}
 	switch target.Kind {
 	case "Table":
-		return subType == "json" || subType == "yaml"
+		return !e.noTable && (subType == "json" || subType == "yaml")
 	case "PartialObjectMetadata", "PartialObjectMetadataList":
 		return true
 	}
@@ -79,7 +81,12 @@ func (endpoint) AllowsStreamSchema(s string) bool  { return s == "watch" }
 // entry wins, else 406 with its words. A watch cannot be YAML, which has no
 // stream framing.
 func negotiate(r *http.Request, protobuf, watch bool) (media, error) {
-	opts, ok := negotiated(r.Header.Get("Accept"), false, endpoint{protobuf: protobuf})
+	return negotiateFor(r, endpoint{protobuf: protobuf}, watch)
+}
+
+// negotiateFor is negotiate for endpoint e.
+func negotiateFor(r *http.Request, e endpoint, watch bool) (media, error) {
+	opts, ok := negotiated(r.Header.Get("Accept"), false, e)
 	if !ok {
 		return media{}, notAcceptable(false)
 	}
@@ -159,8 +166,8 @@ const (
 // negotiationKey is an Accept value and what it was negotiated for: a
 // kind's endpoint (with or without protobuf), or no kind's (plain).
 type negotiationKey struct {
-	accept          string
-	protobuf, plain bool
+	accept                   string
+	protobuf, noTable, plain bool
 }
 
 type negotiatedMedia struct {
@@ -172,7 +179,7 @@ type negotiatedMedia struct {
 // plain, under no kind's restrictions (plainEncoding), remembered. Callers
 // do not change what it returns.
 func negotiated(accept string, plain bool, e endpoint) (negotiation.MediaTypeOptions, bool) {
-	key := negotiationKey{accept: accept, protobuf: e.protobuf, plain: plain}
+	key := negotiationKey{accept: accept, protobuf: e.protobuf, noTable: e.noTable, plain: plain}
 	if v, ok := negotiations.Load(key); ok {
 		m := v.(*negotiatedMedia)
 		return m.opts, m.ok

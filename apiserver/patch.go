@@ -31,7 +31,7 @@ import (
 // so a write conflict applies it again to the newer state; a patch that
 // fails changes nothing.
 func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
-	patchType, err := patchTypeOf(r)
+	patchType, err := patchTypeOf(r, c.res.kind)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -84,7 +84,7 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusOK, out)
+	writeWritten(w, r, c, http.StatusOK, out)
 }
 
 // patchTypes are the patch media types served, in kube-apiserver's order.
@@ -93,9 +93,14 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, c *call) {
 // off by default.
 var patchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType}
 
-// patchTypeOf reads the patch type from Content-Type; any other is 415
-// with kube-apiserver's message.
-func patchTypeOf(r *http.Request) (types.PatchType, error) {
+// patchTypeOf reads the patch type from Content-Type of a patch of kind;
+// any other is kube-apiserver's 415. Built-in resources sit behind
+// go-restful there, whose router refuses a Content-Type the PATCH route
+// does not consume before the patch handler runs, with a Status of its
+// own words; custom resources have the apiextensions handler, which runs
+// the patch handler's check (listing what strata serves, strategic merge
+// patch included).
+func patchTypeOf(r *http.Request, kind *registry.Kind) (types.PatchType, error) {
 	contentType := r.Header.Get("Content-Type")
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -103,6 +108,10 @@ func patchTypeOf(r *http.Request) (types.PatchType, error) {
 	}
 	if pt := types.PatchType(mediaType); slices.Contains(patchTypes, pt) {
 		return pt, nil
+	}
+	if kind.CRD() == nil {
+		return "", apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
+			"415: Unsupported Media Type", 0, false)
 	}
 	accepted := make([]string, len(patchTypes))
 	for i, pt := range patchTypes {

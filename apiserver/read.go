@@ -66,21 +66,8 @@ func tableOptions(q url.Values) (*metav1.TableOptions, error) {
 // writeOne writes the result of a get in the negotiated form.
 func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, c *call, obj *unstructured.Unstructured) {
 	switch c.media.form {
-	case outputTable:
-		opts, err := tableOptions(r.URL.Query())
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		table, err := c.res.kind.Table(r.Context(), []*unstructured.Unstructured{obj}, false, opts)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		table.ResourceVersion = obj.GetResourceVersion()
-		writeResult(w, c, http.StatusOK, table)
-	case outputPartial:
-		writeResult(w, c, http.StatusOK, partialOf(obj))
+	case outputTable, outputPartial:
+		writeTransformed(w, r, c, http.StatusOK, obj)
 	default:
 		if c.media.enc == encodingProtobuf {
 			// A stored object: its message may come from the item cache.

@@ -150,10 +150,14 @@ func writeResult(w http.ResponseWriter, c *call, code int, v any) {
 	writeEncoded(w, code, v, c.media.enc)
 }
 
-// writeWritten answers a write with the object stored. In protobuf it
-// encodes the typed object the object was prepared from, when there is
-// one, rather than converting the stored object back.
-func writeWritten(w http.ResponseWriter, c *call, code int, out registry.Written) {
+// writeWritten answers a write with the object stored, in the negotiated
+// form. In protobuf it encodes the typed object the object was prepared
+// from, when there is one, rather than converting the stored object back.
+func writeWritten(w http.ResponseWriter, r *http.Request, c *call, code int, out registry.Written) {
+	if c.media.form != outputObject {
+		writeTransformed(w, r, c, code, out.Unstructured)
+		return
+	}
 	if out.Prepared != nil && c.media.enc == encodingProtobuf {
 		msg, ok, err := out.Prepared.ProtobufOf(out.GetResourceVersion())
 		if err != nil {

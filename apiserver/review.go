@@ -29,7 +29,9 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, routeError(http.StatusMethodNotAllowed))
 		return
 	}
-	m, err := negotiate(r, c.res.kind.HasProtobuf(), false)
+	// kube-apiserver installs the reviews without a table convertor: no
+	// Table is negotiated (an Accept of Tables alone is 406).
+	m, err := negotiateFor(r, endpoint{protobuf: c.res.kind.HasProtobuf(), noTable: true}, false)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -53,6 +55,10 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
+	if c.media.form == outputPartial {
+		writeTransformed(w, r, c, http.StatusCreated, out)
+		return
+	}
 	writeResult(w, c, http.StatusCreated, out.Object)
 }
 

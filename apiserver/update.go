@@ -34,7 +34,7 @@ func (s *Server) serveUpdate(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	addWarnings(w, append(decodeWarnings, warnings.List()...))
-	writeWritten(w, c, http.StatusOK, out)
+	writeWritten(w, r, c, http.StatusOK, out)
 }
 
 // checkNameMatches refuses a body naming another object than the URL, and

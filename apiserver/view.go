@@ -50,13 +50,13 @@ func (s *Server) serveView(w http.ResponseWriter, r *http.Request, c *call, v re
 }
 
 func (s *Server) patchView(w http.ResponseWriter, r *http.Request, c *call, v registry.Viewer) {
-	patchType, err := patchTypeOf(r)
-	if err == nil && patchType == types.ApplyYAMLPatchType {
-		err = statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			"server-side apply of the scale subresource is not served by strata; apply the object itself")
-	}
+	patchType, err := patchTypeOf(r, c.res.kind)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if patchType == types.ApplyYAMLPatchType {
+		s.applyView(w, r, c, v)
 		return
 	}
 	// A view has no lists: a strategic merge patch needs no schema.
@@ -100,4 +100,37 @@ func (s *Server) writeView(w http.ResponseWriter, r *http.Request, c *call, v re
 // kindName is the name of a view's Go type, which is its kind's.
 func kindName(obj runtime.Object) string {
 	return reflect.Indirect(reflect.ValueOf(obj)).Type().Name()
+}
+
+// applyView answers server-side apply of a view (the scale subresource).
+func (s *Server) applyView(w http.ResponseWriter, r *http.Request, c *call, v registry.Viewer) {
+	applier, ok := v.(registry.ViewApplier)
+	if !ok {
+		writeError(w, statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"server-side apply of the "+c.info.Subresource+" subresource is not served"))
+		return
+	}
+	params, err := parseWriteParams(r.URL.Query(), "patch", types.ApplyYAMLPatchType)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	config, err := s.readBody(r)
+	if err == nil {
+		err = checkDepth(config)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	apply := fieldmanager.ApplyOptions{Manager: params.fieldManager, Force: params.force, FieldValidation: string(params.fieldValidation)}
+	warnings := &registry.Warnings{}
+	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
+	out, applyWarnings, err := applier.Apply(ctx, c.info.Namespace, c.info.Name, config, apply, s.writeOptions(r, c, params, "patch"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, append(applyWarnings, warnings.List()...))
+	writeObject(w, r, http.StatusOK, out)
 }

@@ -163,7 +163,7 @@ func (s *Server) encodeProtobufEvent(r *http.Request, c *call, tableOpts *metav1
 			}
 			return protobufWatchFrame(string(ev.Type), protobufObject(c.res.kind.GVK, msg))
 		})
-	case isObject && ev.Type == watch.Bookmark:
+	case isObject && c.media.form == outputObject && ev.Type == watch.Bookmark:
 		msg, err := c.res.kind.ProtobufMessage(obj.Object) // not worth a cache entry
 		if err != nil {
 			return nil, err
@@ -183,7 +183,11 @@ func (s *Server) encodeProtobufEvent(r *http.Request, c *call, tableOpts *metav1
 	return protobufWatchFrame(string(ev.Type), object)
 }
 
-// eventBody renders one event's object in the negotiated form.
+// eventBody renders one event's object in the negotiated form. A bookmark
+// is transformed as any other object, as kube-apiserver's watch encoder
+// does: a metadata-only watch gets a PartialObjectMetadata bookmark (a
+// client decoding only that kind would fail on the full one), a Table
+// watch a Table of one row.
 func (s *Server) eventBody(r *http.Request, c *call, tableOpts *metav1.TableOptions, ev watch.Event) watchEvent {
 	switch obj := ev.Object.(type) {
 	case *metav1.Status:
@@ -191,9 +195,6 @@ func (s *Server) eventBody(r *http.Request, c *call, tableOpts *metav1.TableOpti
 		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 		return watchEvent{Type: ev.Type, Object: &st}
 	case *unstructured.Unstructured:
-		if ev.Type == watch.Bookmark {
-			return watchEvent{Type: ev.Type, Object: obj.Object}
-		}
 		switch c.media.form {
 		case outputTable:
 			table, err := c.res.kind.Table(r.Context(), []*unstructured.Unstructured{obj}, false, tableOpts)

@@ -22,6 +22,8 @@ const (
 	RootCAPublisherName     = names.RootCACertificatePublisherController
 	RoleAggregationName     = names.ClusterRoleAggregationController
 	PolicyStatusName        = names.ValidatingAdmissionPolicyStatusController
+	PVCProtectionName       = names.PersistentVolumeClaimProtectionController
+	PVProtectionName        = names.PersistentVolumeProtectionController
 	allDefaultControllers   = "*"
 	disabledControllerToken = "-"
 )
@@ -90,11 +92,11 @@ var known = []struct {
 
 // Supported are the controllers strata runs, in the order they start; every
 // other name of known is accepted by --controllers and not run (the
-// workload controllers that create Pods, the node, volume and endpoint
+// workload controllers that create Pods, the node, endpoint and other volume
 // controllers need nodes; the rest belong to features strata does not
 // serve a controller for).
 var Supported = []string{ServiceAccountName, RootCAPublisherName, RoleAggregationName, GarbageCollectorName, ResourceQuotaName,
-	PolicyStatusName}
+	PolicyStatusName, PVCProtectionName, PVProtectionName}
 
 // Selection is a parsed --controllers list: kube-controller-manager's
 // syntax, where "*" enables the controllers on by default, "name"

@@ -93,6 +93,8 @@ var starters = map[string]func(context.Context, *term) error{
 	GarbageCollectorName: startGarbageCollector,
 	ResourceQuotaName:    startResourceQuota,
 	PolicyStatusName:     startPolicyStatus,
+	PVCProtectionName:    startPVCProtection,
+	PVProtectionName:     startPVProtection,
 }
 
 // Run runs the controllers cfg selects until ctx ends (the leader's

@@ -3,12 +3,14 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratadev/strata/storage"
 )
@@ -36,6 +38,9 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 	pre := preconditionsOf(opts)
 	cur, err := s.storage.Get(ctx, ns, name, storage.GetOptions{})
 	if err != nil {
+		return nil, false, err
+	}
+	if err := checkDeletePreconditions(s.kind.GVK, cur, opts.Preconditions); err != nil {
 		return nil, false, err
 	}
 	if err := s.kind.admitDelete(ctx, adm, cur); err != nil {
@@ -188,4 +193,24 @@ func (s *Store) heldBySpecFinalizers(obj *unstructured.Unstructured) bool {
 // release of what it held, as kube-apiserver's corrupt object deleter.
 func (s *Store) DeleteCorrupt(ctx context.Context, ns, name string, dryRun bool) error {
 	return s.storage.DeleteCorrupt(ctx, ns, name, dryRun)
+}
+
+// checkDeletePreconditions refuses a delete whose preconditions the object
+// read does not meet, as kube-apiserver's rest.BeforeDelete does before
+// anything else of the delete: 409 on the object's kind (not its
+// resource), with BeforeDelete's words. The store checks the same
+// preconditions again in its transaction, where a write between the read
+// and the delete gets the storage layer's wording, as upstream's does.
+func checkDeletePreconditions(kind schema.GroupVersionKind, cur *unstructured.Unstructured, pre *metav1.Preconditions) error {
+	if pre == nil {
+		return nil
+	}
+	gr := schema.GroupResource{Group: kind.Group, Resource: kind.Kind}
+	if pre.UID != nil && *pre.UID != cur.GetUID() {
+		return apierrors.NewConflict(gr, cur.GetName(), fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, cur.GetUID()))
+	}
+	if pre.ResourceVersion != nil && *pre.ResourceVersion != cur.GetResourceVersion() {
+		return apierrors.NewConflict(gr, cur.GetName(), fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, cur.GetResourceVersion()))
+	}
+	return nil
 }

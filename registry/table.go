@@ -111,6 +111,11 @@ func rowObject(u *unstructured.Unstructured, opts *metav1.TableOptions) (runtime
 		partial.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
 		return runtime.RawExtension{Object: partial}, nil
 	case metav1.IncludeNone:
+		// kube-apiserver keeps the metadata of the bookmark that ends a
+		// watch's initial events, so that a client sees the annotation.
+		if u.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			return rowObject(u, &metav1.TableOptions{IncludeObject: metav1.IncludeMetadata})
+		}
 		return runtime.RawExtension{}, nil
 	}
 	return runtime.RawExtension{}, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include))

@@ -54,7 +54,7 @@ func TestControllersFlag(t *testing.T) {
 		o.Controllers = []string{"*", "-garbage-collector-controller", "-deployment-controller"}
 	})
 	want := []string{controllers.ServiceAccountName, controllers.RootCAPublisherName, controllers.RoleAggregationName,
-		controllers.ResourceQuotaName, controllers.PolicyStatusName}
+		controllers.ResourceQuotaName, controllers.PolicyStatusName, controllers.PVCProtectionName, controllers.PVProtectionName}
 	waitWithin(t, ctlDeadline, "the controllers started", func() (bool, error) {
 		return len(startedControllers(s.log.String())) >= len(want), nil
 	})

@@ -181,8 +181,11 @@ type starting struct {
 	servingSynced, policySeen func(context.Context) error
 
 	kubernetesService *bootstrap.Controller
-	stopControllers   func()
-	stopCompaction    context.CancelFunc
+	// stopAuthenticationInfo stops the publishers of kube-system's
+	// authentication ConfigMaps.
+	stopAuthenticationInfo func()
+	stopControllers        func()
+	stopCompaction         context.CancelFunc
 }
 
 // steps is the start after etcd's. The stops run in the reverse order,
@@ -215,6 +218,8 @@ func (s *starting) steps() []step {
 		{name: "admission", start: s.newAdmission},
 		{name: "kubernetes service", start: s.startKubernetesService,
 			stop: func(context.Context) error { s.kubernetesService.Stop(); return nil }},
+		{name: "authentication info", start: s.startAuthenticationInfo,
+			stop: func(context.Context) error { s.stopAuthenticationInfo(); return nil }},
 		{name: "authorization", start: s.authorize},
 		{name: "openapi", start: func(ctx context.Context) error { return s.api.WaitOpenAPI(ctx) }},
 		{name: "controllers", start: s.startControllers, stop: func(context.Context) error { s.stopControllers(); return nil }},

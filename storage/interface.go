@@ -99,9 +99,9 @@ type ListOptions struct {
 
 	// AllowWatchBookmarks asks a watch for BOOKMARK events.
 	AllowWatchBookmarks bool
-	// SendInitialEvents asks a watch for the initial state as ADDED events
-	// followed by a bookmark annotated k8s.io/initial-events-end; it needs
-	// ResourceVersionMatch=NotOlderThan and AllowWatchBookmarks.
+	// SendInitialEvents asks a watch for the initial state as ADDED events,
+	// followed, when AllowWatchBookmarks, by a bookmark annotated
+	// k8s.io/initial-events-end; it needs ResourceVersionMatch=NotOlderThan.
 	SendInitialEvents *bool
 	// Timeout ends a watch after this long (0: when ctx ends). A bookmark is
 	// sent shortly before the end when bookmarks are allowed.

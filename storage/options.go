@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -34,7 +33,7 @@ var matchPath = field.NewPath("resourceVersionMatch")
 // parseResourceVersion parses a non-empty resourceVersion; anything but a
 // non-negative integer is ErrBadRequest, with the words of kube-apiserver's
 // storage (APIObjectVersioner.ParseResourceVersion), which answers them
-// with a 500 on get and list.
+// with a 500 on get.
 func parseResourceVersion(rv string) (int64, error) {
 	n, err := ParseResourceVersion(field.NewPath("resourceVersion"), rv)
 	if err != nil {
@@ -102,8 +101,10 @@ func (s *Store) planList(o ListOptions) (listPlan, error) {
 		p.mode = readLatest
 		return p, nil
 	}
-	if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
-		return listPlan{}, err
+	var errs field.ErrorList
+	if p.rv, errs = ParseResourceVersion(field.NewPath("resourceVersion"), o.ResourceVersion); errs != nil {
+		// kube-apiserver's list words it so (storage.ValidateListOptions).
+		return listPlan{}, badRequest("invalid resource version: %s", errs.ToAggregate())
 	}
 	switch {
 	case p.rv == 0:
@@ -162,18 +163,18 @@ func (s *Store) planWatch(o ListOptions) (watchPlan, error) {
 	}
 	p := watchPlan{pred: pred}
 	if o.ResourceVersion != "" {
-		var errs field.ErrorList
-		if p.rv, errs = ParseResourceVersion(field.NewPath("resourceVersion"), o.ResourceVersion); errs != nil {
-			// kube-apiserver's watch answers 422 naming the resource.
-			gk := schema.GroupKind{Group: s.cfg.Resource.Group, Kind: s.cfg.Resource.Resource}
-			return watchPlan{}, invalidObject(gk, "", errs)
+		// kube-apiserver's watch cache answers this with a 500 (the
+		// versioner's error, which is no API status); a client's mistake
+		// is a 400 here, in its words, as on get.
+		if p.rv, err = parseResourceVersion(o.ResourceVersion); err != nil {
+			return watchPlan{}, err
 		}
 	}
 	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
 	legacy := o.SendInitialEvents == nil && p.rv == 0
 	switch {
 	case initial || legacy:
-		p.start, p.endBookmark = startInitial, initial
+		p.start, p.endBookmark = startInitial, initial && o.AllowWatchBookmarks
 		p.mode = readNotOlder
 		if o.ResourceVersion == "" {
 			p.mode = readLatest
@@ -205,8 +206,7 @@ func validateWatchOptions(o ListOptions) field.ErrorList {
 	if o.SendInitialEvents == nil && o.ResourceVersionMatch != "" {
 		errs = append(errs, field.Forbidden(matchPath, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 	}
-	if o.SendInitialEvents != nil && *o.SendInitialEvents && !o.AllowWatchBookmarks {
-		errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
-	}
+	// kube-apiserver v1.37 serves sendInitialEvents without bookmarks: the
+	// initial events, then changes, with no initial-events-end bookmark.
 	return errs
 }

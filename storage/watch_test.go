@@ -85,6 +85,9 @@ func TestWatchStartModes(t *testing.T) {
 		{name: "sendInitialEvents/N", opts: func(_, latest int64) ListOptions {
 			return ListOptions{ResourceVersion: fmt.Sprint(latest), SendInitialEvents: ptr(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}
 		}, initial: []string{"w1", "w2"}, endMark: true},
+		{name: "sendInitialEvents without bookmarks: no initial-events-end bookmark", opts: func(_, _ int64) ListOptions {
+			return ListOptions{SendInitialEvents: ptr(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
+		}, initial: []string{"w1", "w2"}},
 		{name: "sendInitialEvents=false/N: changes after N", opts: func(first, _ int64) ListOptions {
 			return ListOptions{ResourceVersion: fmt.Sprint(first), SendInitialEvents: ptr(false), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
 		}, initial: []string{"w2"}},
@@ -279,13 +282,12 @@ func TestWatchOptionErrors(t *testing.T) {
 		sentinel error
 		code     int32
 	}{
-		"sendInitialEvents without match":     {ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}, ErrInvalid, 422},
-		"match without sendInitialEvents":     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
-		"sendInitialEvents without bookmarks": {ListOptions{SendInitialEvents: ptr(true), ResourceVersionMatch: nto}, ErrInvalid, 422},
-		"Exact match":                         {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
-		"non-integer RV":                      {ListOptions{ResourceVersion: "x"}, ErrInvalid, 422}, // as kube-apiserver
-		"continue":                            {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
-		"unsupported field selector":          {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
+		"sendInitialEvents without match": {ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true}, ErrInvalid, 422},
+		"match without sendInitialEvents": {ListOptions{ResourceVersion: "5", ResourceVersionMatch: nto}, ErrInvalid, 422},
+		"Exact match":                     {ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact, SendInitialEvents: ptr(true)}, ErrInvalid, 422},
+		"non-integer RV":                  {ListOptions{ResourceVersion: "x"}, ErrBadRequest, 400}, // kube-apiserver: 500
+		"continue":                        {ListOptions{Continue: "abc"}, ErrBadRequest, 400},
+		"unsupported field selector":      {ListOptions{Field: fields.OneTermEqualSelector("spec.size", "1")}, ErrBadRequest, 400},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
