@@ -24,15 +24,7 @@ import (
 // exist is created (201), as kube-apiserver does.
 func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 	kind := c.res.kind
-	params, err := parseWriteParams(r.URL.Query(), "patch", types.ApplyYAMLPatchType)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	config, err := s.readBody(r)
-	if err == nil {
-		err = checkDepth(config)
-	}
+	params, config, opts, err := s.readApply(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -42,7 +34,6 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, apierrors.NewInternalError(fmt.Errorf("the field manager of %s: %w", kind.GroupResource(), err)))
 		return
 	}
-	opts := fieldmanager.ApplyOptions{Manager: params.fieldManager, Force: params.force, FieldValidation: string(params.fieldValidation)}
 	warnings := &registry.Warnings{}
 	var applyWarnings []string
 	apply := func(live runtime.Object) (runtime.Object, error) {
@@ -76,6 +67,21 @@ func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	addWarnings(w, append(applyWarnings, warnings.List()...))
 	writeWritten(w, r, c, code, out)
+}
+
+// readApply reads a server-side apply: its options, and its body (size
+// and nesting limits), the configuration.
+func (s *Server) readApply(r *http.Request) (writeParams, []byte, fieldmanager.ApplyOptions, error) {
+	params, err := parseWriteParams(r.URL.Query(), "patch", types.ApplyYAMLPatchType)
+	if err != nil {
+		return writeParams{}, nil, fieldmanager.ApplyOptions{}, err
+	}
+	config, err := s.readBody(r)
+	if err == nil {
+		err = checkDepth(config)
+	}
+	opts := fieldmanager.ApplyOptions{Manager: params.fieldManager, Force: params.force, FieldValidation: string(params.fieldValidation)}
+	return params, config, opts, err
 }
 
 // createByApply creates the object an apply names when it does not exist:

@@ -16,43 +16,14 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/stratadev/strata/storage"
-	"github.com/stratadev/strata/storage/etcd"
+	"github.com/stratadev/strata/storage/etcd/etcdtest"
 )
 
 // testEtcd is the embedded etcd TestMain starts once; each test server
 // keeps its objects under its own key prefix.
 var testEtcd *clientv3.Client
 
-func TestMain(m *testing.M) { os.Exit(runTests(m)) }
-
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "strata-apiserver-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := etcd.Options{DataDir: dir, UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
-	if err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	srv := etcd.NewServer(cfg)
-	if err := srv.Run(ctx); err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { cancel(); <-srv.Done() }()
-	if testEtcd, err = srv.Client(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testEtcd.Close()
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(etcdtest.Main(m, &testEtcd)) }
 
 var serverSeq atomic.Int64
 

@@ -110,20 +110,11 @@ func (s *Server) applyView(w http.ResponseWriter, r *http.Request, c *call, v re
 			"server-side apply of the "+c.info.Subresource+" subresource is not served"))
 		return
 	}
-	params, err := parseWriteParams(r.URL.Query(), "patch", types.ApplyYAMLPatchType)
+	params, config, apply, err := s.readApply(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	config, err := s.readBody(r)
-	if err == nil {
-		err = checkDepth(config)
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	apply := fieldmanager.ApplyOptions{Manager: params.fieldManager, Force: params.force, FieldValidation: string(params.fieldValidation)}
 	warnings := &registry.Warnings{}
 	ctx := c.res.kind.Context(r.Context(), c.info.Namespace, "patch", c.info.Subresource, warnings)
 	out, applyWarnings, err := applier.Apply(ctx, c.info.Namespace, c.info.Name, config, apply, s.writeOptions(r, c, params, "patch"))
