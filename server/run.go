@@ -100,13 +100,13 @@ func Start(ctx context.Context, o *Options) (*Running, error) {
 	return s.running, nil
 }
 
-func startEtcd(ctx context.Context, o *Options) (*etcd.Server, *clientv3.Client, error) {
+func startEtcd(ctx context.Context, o *Options, log *slog.Logger) (*etcd.Server, *clientv3.Client, error) {
 	// The embedded member logs only fatal errors: at its level "error" it
 	// reports its own listeners closing at every shutdown; its real
 	// failures reach the user through the API's errors and /readyz.
 	cfg, err := etcd.Options{DataDir: o.etcdDir(), Servers: o.EtcdServers, LogLevel: "fatal",
 		CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile,
-		QuotaBackendBytes: o.QuotaBackendBytes, UnsafeNoFsync: o.EtcdUnsafeNoFsync}.Complete()
+		QuotaBackendBytes: o.QuotaBackendBytes, UnsafeNoFsync: o.EtcdUnsafeNoFsync, Logger: log}.Complete()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,7 +232,7 @@ func (s *starting) steps() []step {
 // lives until its stop, not until the start's context ends.
 func (s *starting) runEtcd(context.Context) error {
 	ctx, stop := context.WithCancel(context.Background())
-	srv, client, err := startEtcd(ctx, s.o)
+	srv, client, err := startEtcd(ctx, s.o, s.log)
 	if err != nil {
 		stop()
 		return err

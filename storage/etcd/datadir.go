@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -50,8 +51,10 @@ func lockDataDir(dir string) (*os.File, error) {
 // checkDataDir looks for the damage on which etcd hangs or panics: a
 // write-ahead log that is missing while the database exists, a log that
 // does not read back, a database that is not one. Each error names the
-// file and what to do.
-func checkDataDir(dir string) error {
+// file and what to do. A log whose last record was cut short is no error
+// (etcd drops that record: a write that never completed) but is logged,
+// since the write it held, if it was acknowledged, is gone.
+func checkDataDir(dir string, log *slog.Logger) error {
 	walDir := filepath.Join(dir, "member", "wal")
 	db := filepath.Join(dir, "member", "snap", "db")
 	dbExists := exists(db)
@@ -63,9 +66,13 @@ func checkDataDir(dir string) error {
 		return nil // a new member
 	}
 	const what = "restore the data directory from a backup, or move %s away to start empty"
-	last, err := checkWAL(walDir)
+	last, torn, err := checkWALTail(walDir)
 	if err != nil {
 		return fmt.Errorf("%w: "+what, err, dir)
+	}
+	if torn != "" {
+		log.Warn("etcd: the write-ahead log's last record was cut short; etcd drops it, and with it the write it held",
+			"file", torn, "lastEntry", last, "droppedEntry", last+1)
 	}
 	if !dbExists {
 		return nil // etcd rebuilds it from the log

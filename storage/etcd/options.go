@@ -3,6 +3,7 @@ package etcd
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -70,6 +71,16 @@ type Options struct {
 	// UnsafeNoFsync disables fsync in the embedded member. Only for
 	// benchmarks and throwaway tests: acknowledged writes may be lost.
 	UnsafeNoFsync bool
+	// Logger receives what the start's check of the data directory
+	// repairs (a log's cut-short last record); nil discards it.
+	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
 }
 
 // Config is a validated Options with every default applied and every port

@@ -127,7 +127,7 @@ func (s *Server) start() (*embed.Etcd, error) {
 	if err := s.Lock(); err != nil {
 		return nil, err
 	}
-	if err := checkDataDir(dir); err != nil {
+	if err := checkDataDir(dir, s.cfg.opts.logger()); err != nil {
 		return nil, err
 	}
 	e, err := startBounded(s.embedConfig(), s.cfg.opts.StartTimeout)

@@ -31,17 +31,25 @@ import (
 // only their indices: which of them follow the snapshot to start from is
 // known only at the end, from the last committed state.
 func checkWAL(walDir string) (last uint64, err error) {
+	last, _, err = checkWALTail(walDir)
+	return last, err
+}
+
+// checkWALTail is checkWAL that also names the log file whose last record
+// was cut short ("" when none was): a write that never completed, which
+// etcd drops when it repairs the log.
+func checkWALTail(walDir string) (last uint64, torn string, err error) {
 	defer func() {
 		// The decoder and etcd's unmarshalling panic on some malformed
 		// records.
 		if r := recover(); r != nil {
-			last, err = 0, fmt.Errorf("etcd: write-ahead log %s is damaged: %v", walDir, r)
+			last, torn, err = 0, "", fmt.Errorf("etcd: write-ahead log %s is damaged: %v", walDir, r)
 		}
 	}()
 	damaged := func(err error) error { return fmt.Errorf("etcd: write-ahead log %s is damaged: %w", walDir, err) }
 	files, firstIndex, err := openWALFiles(walDir)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer func() {
 		for _, f := range files {
@@ -57,9 +65,12 @@ func checkWAL(walDir string) (last uint64, err error) {
 		last, err = l.lastIndex(firstIndex)
 	}
 	if err != nil {
-		return 0, damaged(err)
+		return 0, "", damaged(err)
 	}
-	return last, nil
+	if l.torn && len(files) > 0 {
+		torn = files[len(files)-1].Name()
+	}
+	return last, torn, nil
 }
 
 // walLog is what checkWAL keeps of a log: its snapshot records, its last
@@ -68,6 +79,8 @@ type walLog struct {
 	snaps   []*walpb.Snapshot
 	state   raftpb.HardState
 	entries []uint64
+	// torn: the last record was cut short.
+	torn bool
 }
 
 // readLog reads every record dec holds, checking checksums and metadata.
@@ -111,6 +124,7 @@ func readLog(dec wal.Decoder) (*walLog, error) {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, err
 	}
+	l.torn = errors.Is(err, io.ErrUnexpectedEOF)
 	return l, nil
 }
 
