@@ -298,7 +298,7 @@ func (s *starting) newAPI(context.Context) error {
 		WebhookAuthWrapper: serviceDial(o.webhookDial),
 		Authorizer:         &s.az.late, RuleResolver: &s.az.late, Admission: s.adm, WithoutNamespaceLifecycle: !o.Admission.NamespaceLifecycle(), TokenAuthenticator: s.authenticator,
 		TokenRequest: s.tokenREST, APIAudiences: s.sa.issuer.APIAudiences(), ExtraHandlers: extraHandlers(o, s.sa),
-		Storage: o.tuneStorage, ReadyChecks: append(s.az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: s.space.Check})})
+		Storage: func(c *storage.Config) { o.tuneStorage(c); c.OnNoSpace = s.space.Wake }, ReadyChecks: append(s.az.readyChecks(), apiserver.HealthCheck{Name: "etcd-space", Check: s.space.Check})})
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,9 @@ func (s *Store) encodeChecked(key string, obj *unstructured.Unstructured) ([]byt
 
 // writeError classifies an etcd write failure.
 func (s *Store) writeError(err error, key string) error {
+	if isNoSpace(err) && s.cfg.OnNoSpace != nil {
+		s.cfg.OnNoSpace()
+	}
 	if isRequestTooLarge(err) {
 		return requestTooLarge("%s %s: etcd refused the request as too large", s.cfg.Resource, key)
 	}

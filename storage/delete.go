@@ -32,7 +32,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 			Commit()
 		s.observe("delete", start, err)
 		if err != nil {
-			return nil, internal(err, "storage: deleting %s", key)
+			return nil, s.writeError(err, key)
 		}
 		if resp.Succeeded {
 			return cur, nil

@@ -37,7 +37,13 @@ type SpaceGuard struct {
 	// something changed (an object was deleted).
 	mu    sync.Mutex
 	tried int64
+	// wake asks Run to check now (Wake); one pending request is enough.
+	wake chan struct{}
 }
+
+// wakeGap keeps the checks a storm of refused writes asks for (Wake) this
+// far apart: each is a status request to etcd.
+const wakeGap = time.Second
 
 // NewSpaceGuard returns a guard of the etcd client reaches; a nil logger
 // discards.
@@ -45,7 +51,7 @@ func NewSpaceGuard(client *clientv3.Client, log *slog.Logger) *SpaceGuard {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &SpaceGuard{client: client, log: log}
+	return &SpaceGuard{client: client, log: log, wake: make(chan struct{}, 1)}
 }
 
 // Check fails while a NOSPACE alarm is raised, naming the members. It
@@ -104,20 +110,41 @@ func noSpaceMember(statusError string) (string, bool) {
 	return fmt.Sprintf("%x", n), true
 }
 
-// Run checks every interval (<= 0: DefaultSpaceCheckInterval) and
-// recovers when the alarm is raised, until ctx ends.
+// Wake asks Run to check the alarm now rather than at its next interval:
+// a write was refused for space (storage.Config.OnNoSpace), perhaps after
+// objects were deleted to free it, and writes fail until the guard
+// recovers. It never blocks.
+func (g *SpaceGuard) Wake() {
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run checks every interval (<= 0: DefaultSpaceCheckInterval), and when
+// woken (Wake), and recovers when the alarm is raised, until ctx ends.
 func (g *SpaceGuard) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSpaceCheckInterval
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-g.wake:
+			if wait := wakeGap - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
 		}
+		last = time.Now()
 		if members, err := g.alarmed(ctx); err != nil || len(members) == 0 {
 			continue
 		}

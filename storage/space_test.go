@@ -79,6 +79,39 @@ func TestSpaceGuardRun(t *testing.T) {
 	}
 }
 
+// TestSpaceGuardWake: a write refused for space wakes the guard, which
+// recovers at once rather than at its next interval (an hour here), so
+// the client's next write succeeds.
+func TestSpaceGuardWake(t *testing.T) {
+	cli := smallQuotaEtcd(t)
+	g := NewSpaceGuard(cli, nil)
+	woken := make(chan struct{}, 1)
+	st := newTestStore(t, func(c *Config) {
+		c.Client = cli
+		c.OnNoSpace = func() {
+			g.Wake()
+			select {
+			case woken <- struct{}{}:
+			default:
+			}
+		}
+	})
+	fillToQuota(t, cli)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go g.Run(ctx, time.Hour)
+	if _, err := st.Create(ctx, widget("ns", "refused", nil)); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("create at the quota: %v, want ErrNoSpace", err)
+	}
+	select {
+	case <-woken:
+	default:
+		t.Fatal("the refused create did not call OnNoSpace")
+	}
+	eventually(t, "the woken guard to disarm the alarm", func() bool { return g.Check(ctx) == nil })
+	mustCreate(t, st, widget("ns", "after", nil))
+}
+
 // smallQuotaEtcd starts an etcd member with a 4 MiB space quota for the
 // test and returns a client of it.
 func smallQuotaEtcd(t *testing.T) *clientv3.Client {

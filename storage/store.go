@@ -85,6 +85,10 @@ type Config struct {
 	// ObserveCacheBytes, when set, is told the history's size after every
 	// change, for strata_watch_cache_bytes.
 	ObserveCacheBytes func(bytes int64)
+	// OnNoSpace, when set, is called when etcd refuses a write for its
+	// space quota (the NOSPACE alarm), so that recovery need not wait
+	// for its next check (SpaceGuard.Wake).
+	OnNoSpace func()
 	// WatchBuffer is each watcher's event buffer; a watcher that falls this
 	// far behind is ended (the client re-watches). Default 1024.
 	WatchBuffer int
