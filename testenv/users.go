@@ -120,8 +120,8 @@ func (e *Env) AddUser(name string, groups ...string) *rest.Config {
 
 // writeServiceAccountKey writes the key that signs the server's
 // service-account tokens: ECDSA (ES256, which kube-apiserver accepts too).
-// strata server's default, an RSA key made at the first start, took about
-// 125 ms of CPU per test server (a CPU profile of ten starts).
+// strata server's default, an RSA key made at the first start, costs a
+// large share of a fresh test server's start; an ECDSA key is cheap.
 func writeServiceAccountKey(dir string) (string, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
