@@ -4,56 +4,25 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/stratadev/strata/apiserver"
-	"github.com/stratadev/strata/storage/etcd"
+	"github.com/stratadev/strata/apiserver/apitest"
 )
 
 // startAPI runs an API over an embedded etcd and returns it with a client
 // that reaches it over HTTP.
 func startAPI(t *testing.T) (*apiserver.Server, kubernetes.Interface, *clientv3.Client) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := etcd.Options{DataDir: t.TempDir(), UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := etcd.NewServer(cfg)
-	if err := srv.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); <-srv.Done() })
-	client, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	api, err := apiserver.New(apiserver.Config{Client: client, Version: version.Info{GitVersion: "v1.37.2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(api.Close)
-	readyCtx, stop := context.WithTimeout(ctx, 30*time.Second)
-	defer stop()
-	if err := api.WaitReady(readyCtx); err != nil {
-		t.Fatal(err)
-	}
-	if err := api.EnsureNamespaces(readyCtx); err != nil {
-		t.Fatal(err)
-	}
-	h := httptest.NewServer(api.Handler())
-	t.Cleanup(h.Close)
-	return api, kubernetes.NewForConfigOrDie(&rest.Config{Host: h.URL, QPS: -1}), client
+	api := apitest.Start(t)
+	return api.Server, kubernetes.NewForConfigOrDie(&rest.Config{Host: api.HTTP.URL, QPS: -1}), api.Etcd
 }
 
 // TestKubernetesService: after start the `kubernetes` Service exists as

@@ -5,20 +5,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/stratadev/strata/apiserver"
+	"github.com/stratadev/strata/apiserver/apitest"
 	"github.com/stratadev/strata/internal/loopback"
-	"github.com/stratadev/strata/storage/etcd"
 )
 
 // startAPI runs an API over an embedded etcd with the controllers sel
@@ -27,39 +23,9 @@ import (
 // look at. Everything stops when the test ends, the controllers first.
 func startAPI(t *testing.T, sel Selection) *rest.Config {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := etcd.Options{DataDir: t.TempDir(), UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := etcd.NewServer(cfg)
-	if err := srv.Run(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); <-srv.Done() })
-	client, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	api, err := apiserver.New(apiserver.Config{Client: client, Version: version.Info{GitVersion: "v1.37.2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(api.Close)
-	readyCtx, stop := context.WithTimeout(ctx, 30*time.Second)
-	defer stop()
-	if err := api.WaitReady(readyCtx); err != nil {
-		t.Fatal(err)
-	}
-	if err := api.EnsureNamespaces(readyCtx); err != nil {
-		t.Fatal(err)
-	}
-	h := httptest.NewServer(api.Handler())
-	t.Cleanup(h.Close)
+	api := apitest.Start(t)
 	runControllers(t, api.Handler(), sel)
-	return &rest.Config{Host: h.URL, QPS: -1}
+	return &rest.Config{Host: api.HTTP.URL, QPS: -1}
 }
 
 // runControllers runs the selected controllers as the server does: on an
@@ -97,16 +63,7 @@ func runControllers(t *testing.T, handler http.Handler, sel Selection) {
 // errors are retried, the last one reported.
 func waitWithin(t *testing.T, deadline time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true,
-		func(context.Context) (bool, error) {
-			ok, err := cond()
-			last = err
-			return ok, nil
-		})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last: %v)", what, err, last)
-	}
+	apitest.WaitWithin(t, deadline, what, cond)
 }
 
 // established says whether crd's Established condition is true: its

@@ -46,3 +46,28 @@ func Main(m *testing.M, client **clientv3.Client) int {
 	*client = c
 	return m.Run()
 }
+
+// Start runs an embedded etcd member of the test's own in a temporary
+// directory, without fsync, and returns a client of it; both stop when
+// the test ends.
+func Start(t testing.TB) *clientv3.Client {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := etcd.Options{DataDir: t.TempDir(), UnsafeNoFsync: true, LogLevel: "fatal"}.Complete()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	srv := etcd.NewServer(cfg)
+	if err := srv.Run(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-srv.Done() })
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
