@@ -19,6 +19,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 )
 
 // ctlDeadline bounds each wait for a controller.
@@ -221,7 +223,15 @@ func TestResourceQuotaStatus(t *testing.T) {
 	s.waitUsed(t, ns, "counts", "status.used after deletions", used)
 
 	for _, name := range []string{"secret-2", "secret-3"} {
-		if _, err := s.client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		// The quota admission charges the quota in an update that races
+		// the controller's recalculation (every second here); after its
+		// own retries it answers 409, as kube-apiserver's does, and a
+		// client tries again.
+		err := retry.OnError(retry.DefaultRetry, apierrors.IsConflict, func() error {
+			_, err := s.client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+			return err
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
